@@ -35,7 +35,7 @@ def build_agent(spec: str, **options: Any) -> Agent:
     if cls is None:
         known = ", ".join([*STRATEGIES, "react@<N>"])
         raise UnknownAgent(f"unknown agent {spec!r}; known agents: {known}")
-    accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    accepted = set(inspect.signature(cls).parameters)
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise UnknownAgent(

@@ -61,7 +61,7 @@ def child_actions(node: Node) -> list[dict[str, Any]]:
     """What one earlier child did, for the diversity prompt (empty for an invalid/error child)."""
     if node.kind in ("invalid", "error"):
         return []
-    actions = [
+    actions: list[dict[str, Any]] = [
         {
             "name": c.name,
             "arguments": c.arguments,
@@ -70,7 +70,7 @@ def child_actions(node: Node) -> list[dict[str, Any]]:
         for c in node.calls
     ]
     if node.finish is not None:
-        arguments = {"return_type": node.finish.return_type}
+        arguments: dict[str, str] = {"return_type": node.finish.return_type}
         if node.finish.final_answer:
             arguments["final_answer"] = node.finish.final_answer
         actions.append({"name": FINISH, "arguments": arguments, "function_output": ""})

@@ -106,8 +106,8 @@ def _invalid_observation(message: str) -> Observation:
 def interpret_turn(turn: Turn, function_names: Collection[str]) -> Interpretation:
     """Classify a turn and prepare its calls (see the module docstring). Pure."""
     if turn.format_error:
-        calls = [StepCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls]
-        return Interpretation(kind="invalid", calls=calls, format_error=turn.format_error)
+        unparsed = [StepCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls]
+        return Interpretation(kind="invalid", calls=unparsed, format_error=turn.format_error)
     if not turn.tool_calls:
         return Interpretation(
             kind="invalid", calls=[], format_error="it contained no function call"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -268,7 +268,7 @@ class MockToolService:
                 api=api,
                 args=canon,
                 response=resp,
-                provenance=Provenance(source=source, recorded_at=datetime.now(timezone.utc)),  # type: ignore[arg-type]
+                provenance=Provenance(source=source, recorded_at=datetime.now(timezone.utc)),
             )
             await anyio.to_thread.run_sync(self.writer.append, rec)
         stored = self.store.get(tool, api, key)
@@ -440,7 +440,7 @@ def create_app(
     )
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         await service.aclose()
 

@@ -68,7 +68,8 @@ def _canon(value: Any, schema: dict[str, Any]) -> Any:
         return [_canon(v, sub) for v in value if v is not None]
     if isinstance(value, str):
         value = value.strip()
-    for t in types or [None]:
+    candidates: list[str | None] = list(types) or [None]
+    for t in candidates:
         coerced = _coerce(value, t)
         if coerced is not _FAIL:
             return coerced

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-FAULT_KINDS = ("http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body")
 FaultKind = Literal["http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body"]
+FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 Source = Literal["hand", "toolbench", "stabletoolbench", "simulated", "upstream"]
 
 

@@ -108,8 +108,8 @@ def compare_runs(runs: Sequence[str | Path], *, suite_path: str | Path | None = 
     stores = [RunStore.open(r) for r in runs]
     fingerprints = {s.manifest.suite.fingerprint for s in stores}
     if len(fingerprints) > 1:
-        names = ", ".join(f"{s.path} ({s.manifest.suite.fingerprint[:19]})" for s in stores)
-        raise RunError(f"the runs used different suite versions and cannot be compared: {names}")
+        listed = ", ".join(f"{s.path} ({s.manifest.suite.fingerprint[:19]})" for s in stores)
+        raise RunError(f"the runs used different suite versions and cannot be compared: {listed}")
     first = stores[0].manifest
     path = Path(suite_path or first.config.suite)
     try:

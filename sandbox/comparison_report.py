@@ -42,17 +42,17 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines += ["", "## Win rate (row against column, ties as half; W/L/T)", ""]
         lines.append("| | " + " | ".join(names) + " |")
         lines.append("|" + "---|" * (len(names) + 1))
-        for row in names:
+        for row_name in names:
             cells = []
             for col in names:
-                c = comparison.win_rates.get(row, {}).get(col)
+                c = comparison.win_rates.get(row_name, {}).get(col)
                 cells.append(
                     "-"
                     if c is None
                     else f"{c.win_rate.value:.1%} ({c.wins}/{c.losses}/{c.ties}); "
                     f"ToolEval {c.tooleval_win_rate:.1%}"
                 )
-            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+            lines.append(f"| {row_name} | " + " | ".join(cells) + " |")
     if comparison.paired:
         lines += ["", "## Paired test (exact McNemar)", ""]
         lines.append("| A | B | n | only A | only B | p |")

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 __all__ = ["RunProgress"]
 
@@ -33,7 +40,7 @@ class RunProgress:
         self._live = self._console.is_terminal and not self._console.is_dumb_terminal
         self._title = title
         self._progress: Progress | None = None
-        self._task_id: int | None = None
+        self._task_id: TaskID | None = None
 
     def __enter__(self) -> RunProgress:
         if self._live:
@@ -91,7 +98,7 @@ class RunProgress:
                 flush=True,
             )
 
-    def _fields(self) -> dict[str, int]:
+    def _fields(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
             "failed": self.failed,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import importlib.metadata
+import io
 import logging
 import subprocess
 import traceback
@@ -445,14 +446,8 @@ def _git_sha() -> str | None:
     return sha if done.returncode == 0 and sha else None
 
 
-class _Discard:
+class _Discard(io.StringIO):
     """A write-only stream that drops everything (``show_progress=False``)."""
 
     def write(self, text: str) -> int:
         return len(text)
-
-    def flush(self) -> None:
-        return None
-
-    def isatty(self) -> bool:
-        return False

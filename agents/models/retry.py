@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 from tenacity import (
@@ -63,7 +63,7 @@ async def call_with_retries(
 ) -> T:
     """Run ``attempt`` until it succeeds, a non-retryable ``EndpointError`` occurs, or the
     retries are spent; the final error carries the number of attempts made."""
-    kwargs = {} if sleep is None else {"sleep": sleep}
+    kwargs: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.max_retries + 1),
         wait=_Wait(policy),

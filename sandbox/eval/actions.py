@@ -129,7 +129,7 @@ def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int
     crossing one when an order-keeping one is as good). So a retry with corrected arguments is
     matched rather than the failed first attempt. Pairs come sorted by ``pred``.
     """
-    graph = nx.Graph()
+    graph: nx.Graph[tuple[str, int]] = nx.Graph()
     scale = float(max(len(pred), len(gold))) ** 2
     for i, p in enumerate(pred):
         if p.key is None:

@@ -95,7 +95,7 @@ def plan_score(
         return PlanScore(
             precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
         )
-    graph = nx.Graph()
+    graph: nx.Graph[tuple[str, int]] = nx.Graph()
     scale = float(max(n_pred, n_gold)) ** 2
     for i, p in enumerate(pred):
         for j, g in enumerate(gold):

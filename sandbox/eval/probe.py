@@ -212,7 +212,7 @@ def build_probes(tasks: Sequence[Task], apis: Apis, store: RecordingStore) -> li
         steps = task.reference.steps
         for k, step in enumerate(steps):
             name = function_name(step.tool, step.api)
-            gold = {"function": name, "tool": step.tool, "api": step.api}
+            gold: dict[str, Any] = {"function": name, "tool": step.tool, "api": step.api}
             gold |= {"args": step.args, "thought": step.thought}
             items.append(
                 ProbeItem(

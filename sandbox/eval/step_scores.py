@@ -197,7 +197,7 @@ def summarise(episodes: Iterable[EpisodeStepScores]) -> StepScoresSummary:
     dims: dict[str, DimensionSummary] = {}
     for d in DIMENSIONS:
         measures = [m for m in (getattr(e, d) for e in scored) if m.value is not None]
-        mean = sum(m.value for m in measures) / len(measures) if measures else None  # type: ignore[misc]
+        mean = sum(m.value for m in measures) / len(measures) if measures else None
         dims[d] = DimensionSummary(mean=mean, n=len(measures), units=sum(m.n for m in measures))
     eff_total = {f: float(sum(getattr(e.efficiency, f) for e in scored)) for f in EFFICIENCY_FIELDS}
     count = len(scored)

@@ -200,12 +200,10 @@ def query_to_task(
         return None
     relevant: list[tuple[str, str]] = []
     for pair in q.get("relevant APIs") or []:
-        if (
-            isinstance(pair, (list, tuple))
-            and len(pair) == 2
-            and all(isinstance(x, str) for x in pair)
-        ):
-            relevant.append((local.get(pair[0], pair[0]), pair[1]))
+        if isinstance(pair, (list, tuple)) and len(pair) == 2:
+            tool, api = pair
+            if isinstance(tool, str) and isinstance(api, str):
+                relevant.append((local.get(tool) or tool, api))
     return Task(
         id=f"{stem}-{qid}",
         query=query.strip(),
