@@ -26,14 +26,16 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import networkx as nx
+from pydantic import Field
 
-from agents.agent import EpisodeMeta
+from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
+from agents.options import AgentOptions
 from agents.outcome import fallback_path
 from agents.prompts import diversity_prompt
 from agents.react import give_up_text
-from agents.step import DEFAULT_MAX_OBSERVATION_CHARS, Episode, Stop
+from agents.step import Episode, Stop
 from agents.toolenv import FINISH, ToolEnv
 from agents.trajectory import Node, Status, Trajectory
 
@@ -166,42 +168,26 @@ def _key(node_id: int | None) -> int:
     return ROOT if node_id is None else node_id
 
 
-class DFSDTAgent:
-    """Depth-first search-based decision tree, ToolBench semantics."""
+class DFSDTOptions(AgentOptions):
+    width: int = Field(default=DEFAULT_WIDTH, ge=1, description="Children per node.")
+    depth_unit: DepthUnit = Field(
+        default="turns",
+        description="How the depth limit counts: turns, or ToolBench's tree nodes.",
+    )
+    give_up_backtrack: int = Field(
+        default=GIVE_UP_BACKTRACK, ge=1, description="Levels a give-up climbs."
+    )
+
+
+class DFSDTAgent(BaseAgent[DFSDTOptions]):
+    """Depth-first search-based decision tree, ToolBench semantics.
+
+    The depth limit is the budget's ``max_depth`` (``DEFAULT_MAX_DEPTH`` when it sets none),
+    counted in ``depth_unit``.
+    """
 
     name = "dfsdt"
-
-    def __init__(
-        self,
-        *,
-        width: int = DEFAULT_WIDTH,
-        max_depth: int = DEFAULT_MAX_DEPTH,
-        give_up_backtrack: int = GIVE_UP_BACKTRACK,
-        depth_unit: DepthUnit = "turns",
-        max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS,
-        system_prompt: str | None = None,
-    ) -> None:
-        if width < 1 or max_depth < 1 or give_up_backtrack < 1:
-            raise ValueError("width, max_depth and give_up_backtrack must be at least 1")
-        self.width = width
-        self.max_depth = max_depth
-        self.give_up_backtrack = give_up_backtrack
-        if depth_unit not in ("turns", "toolbench_nodes"):
-            raise ValueError(f"unknown depth unit {depth_unit!r} (turns or toolbench_nodes)")
-        self.depth_unit: DepthUnit = depth_unit
-        self.max_observation_chars = max_observation_chars
-        self.system_prompt = system_prompt
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {
-            "width": self.width,
-            "max_depth": self.max_depth,
-            "give_up_backtrack": self.give_up_backtrack,
-            "depth_unit": self.depth_unit,
-            "max_observation_chars": self.max_observation_chars,
-            "system_prompt": self.system_prompt,
-        }
+    Options = DFSDTOptions
 
     async def run(
         self,
@@ -212,14 +198,17 @@ class DFSDTAgent:
         budget: Budget,
         episode: EpisodeMeta,
     ) -> Trajectory:
-        ep = Episode.begin(self, model=model, env=env, query=query, budget=budget, meta=episode)
-        depth_limit = budget.max_depth if budget.max_depth is not None else self.max_depth
+        ep = Episode.begin(
+            self.name, self.options, model=model, env=env, query=query, budget=budget, meta=episode
+        )
+        opts = self.options
+        depth_limit = budget.max_depth if budget.max_depth is not None else DEFAULT_MAX_DEPTH
         search = _Search(
             ep,
-            width=self.width,
+            width=opts.width,
             max_depth=depth_limit,
-            give_up_backtrack=self.give_up_backtrack,
-            depth_unit=self.depth_unit,
+            give_up_backtrack=opts.give_up_backtrack,
+            depth_unit=opts.depth_unit,
         )
         await search.expand(None)
 
@@ -231,7 +220,7 @@ class DFSDTAgent:
             "give_ups": search.give_ups,
             "depth_limited": search.depth_limited,
             "max_depth": max((n.depth for n in nodes), default=0),
-            "width": self.width,
+            "width": opts.width,
             "depth_limit": depth_limit,
         }
         if search.answer is not None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from agents.agent import EpisodeMeta
+from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
-from agents.step import DEFAULT_MAX_OBSERVATION_CHARS, Episode, Stop
+from agents.options import AgentOptions
+from agents.step import Episode, Stop
 from agents.toolenv import ToolEnv
 from agents.trajectory import Node, Status, Trajectory
 
@@ -53,26 +54,15 @@ def give_up_text(node: Node | None) -> str | None:
     return node.finish.final_answer
 
 
-class ReActAgent:
+class ReActOptions(AgentOptions):
+    """ReAct takes the shared options only."""
+
+
+class ReActAgent(BaseAgent[ReActOptions]):
     """One chain (ToolBench's CoT/ReAct baseline)."""
 
     name = "react"
-
-    def __init__(
-        self,
-        *,
-        max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS,
-        system_prompt: str | None = None,
-    ) -> None:
-        self.max_observation_chars = max_observation_chars
-        self.system_prompt = system_prompt
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {
-            "max_observation_chars": self.max_observation_chars,
-            "system_prompt": self.system_prompt,
-        }
+    Options = ReActOptions
 
     async def run(
         self,
@@ -83,7 +73,9 @@ class ReActAgent:
         budget: Budget,
         episode: EpisodeMeta,
     ) -> Trajectory:
-        ep = Episode.begin(self, model=model, env=env, query=query, budget=budget, meta=episode)
+        ep = Episode.begin(
+            self.name, self.options, model=model, env=env, query=query, budget=budget, meta=episode
+        )
         end = await run_chain(ep, max_depth=budget.max_depth)
         path = [n.id for n in ep.path(end.last.id)] if end.last else []
         if end.outcome == "answered":

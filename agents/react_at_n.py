@@ -14,43 +14,30 @@ follows ``agents.outcome``.
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-from agents.agent import EpisodeMeta
+from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
+from agents.options import AgentOptions
 from agents.outcome import fallback_path
 from agents.react import give_up_text, run_chain
-from agents.step import DEFAULT_MAX_OBSERVATION_CHARS, Episode
+from agents.step import Episode
 from agents.toolenv import ToolEnv
 from agents.trajectory import Status, Trajectory
 
 DEFAULT_N = 4
 
 
-class ReActAtN:
+class ReActAtNOptions(AgentOptions):
+    n: int = Field(default=DEFAULT_N, ge=1, description="Independent chains at most.")
+
+
+class ReActAtN(BaseAgent[ReActAtNOptions]):
+    """Up to N ReAct chains (``react@4`` in a run's config)."""
+
     name = "react@n"
-
-    def __init__(
-        self,
-        *,
-        n: int = DEFAULT_N,
-        max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS,
-        system_prompt: str | None = None,
-    ) -> None:
-        if n < 1:
-            raise ValueError(f"n must be at least 1, got {n}")
-        self.n = n
-        self.max_observation_chars = max_observation_chars
-        self.system_prompt = system_prompt
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "max_observation_chars": self.max_observation_chars,
-            "system_prompt": self.system_prompt,
-        }
+    Options = ReActAtNOptions
 
     async def run(
         self,
@@ -61,9 +48,11 @@ class ReActAtN:
         budget: Budget,
         episode: EpisodeMeta,
     ) -> Trajectory:
-        ep = Episode.begin(self, model=model, env=env, query=query, budget=budget, meta=episode)
+        ep = Episode.begin(
+            self.name, self.options, model=model, env=env, query=query, budget=budget, meta=episode
+        )
         chain_ends: list[str] = []
-        for _ in range(self.n):
+        for _ in range(self.options.n):
             end = await run_chain(ep, max_depth=budget.max_depth)
             chain_ends.append(end.outcome)
             tree = {

@@ -33,6 +33,7 @@ from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.errors import ModelError, ReplayDivergence
 from agents.model import Message, Model, ToolCall, Turn
+from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions
 from agents.prompts import DEFAULT_SYSTEM_PROMPT, error_observation, format_feedback
 from agents.toolenv import FINISH, FINISH_FUNCTION, GIVE_ANSWER, GIVE_UP, Observation, ToolEnv
 from agents.trajectory import (
@@ -46,9 +47,6 @@ from agents.trajectory import (
     Trajectory,
     messages_for,
 )
-
-DEFAULT_MAX_OBSERVATION_CHARS = 2048
-"""Observations longer than this are cut before the model sees them (truncation is recorded)."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +183,8 @@ class Episode:
     @classmethod
     def begin(
         cls,
-        agent: Any,
+        name: str,
+        options: AgentOptions,
         *,
         model: Model,
         env: ToolEnv,
@@ -193,16 +192,17 @@ class Episode:
         budget: Budget,
         meta: EpisodeMeta,
     ) -> Episode:
-        """An episode of ``agent``: its name and params, system prompt and observation limit."""
+        """An episode of strategy ``name``: its options give the recorded params, the system
+        prompt and the observation limit."""
         return cls(
-            agent=Component(name=agent.name, params=agent.params),
+            agent=Component(name=name, params=options.model_dump(mode="json")),
             model=model,
             env=env,
             query=query,
             budget=budget,
             meta=meta,
-            system_prompt=agent.system_prompt or DEFAULT_SYSTEM_PROMPT,
-            max_observation_chars=agent.max_observation_chars,
+            system_prompt=options.system_prompt or DEFAULT_SYSTEM_PROMPT,
+            max_observation_chars=options.max_observation_chars,
         )
 
     def __init__(

@@ -33,18 +33,19 @@ from typing import Any
 
 from agents.agent import EpisodeMeta
 from agents.model import Message, Model, Turn
+from agents.strategies import resolve_strategy
 from agents.toolenv import Observation, ToolEnv
 from agents.trajectory import Trajectory
 from bench.report import BenchResult
 from mock_tools import Suite, Task, create_app, in_process_client, load_suite
-from sandbox.config import RunConfig
 from sandbox.eval import step_scores
 from sandbox.eval.pass_rate import label_run, summarise
 from sandbox.eval.reason_score import LexicalSimilarity
-from sandbox.registry import ModelFactory, resolve_agent, resolve_model
-from sandbox.run_store import read_trajectories
-from sandbox.runner import run_suite
-from sandbox.toolenv_http import HttpToolEnv
+from sandbox.models import build_models, resolve_model
+from sandbox.run import run_suite
+from sandbox.store import read_trajectories
+from sandbox.store.config import RunConfig
+from sandbox.tool_envs.http import HttpToolEnv
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "default"
 _PROJECT_DIRS = ("/agents/", "/sandbox/", "/mock_tools/")
@@ -139,7 +140,7 @@ async def _episodes(
     timed: bool = False,
 ) -> _RunTiming:
     """Run every task once, as the runner's episodes do, but without a run folder."""
-    spec = resolve_agent(agent)
+    spec = resolve_strategy(agent)
     budget = RunConfig().budget()
     clock = _Clock()
     limit = asyncio.Semaphore(concurrency)
@@ -169,7 +170,7 @@ async def _episodes(
 def _reference_models() -> ModelFor:
     """The ``reference`` model of each episode; the name is resolved once (it reads
     ``models.yaml``), before any timing, as the runner does before its first episode."""
-    factory = ModelFactory(resolve_model("reference"))
+    factory = build_models(resolve_model("reference"))
 
     def model_for(task: Task, trial: int) -> Model:
         return factory.for_episode(task, seed=0, trial=trial)

@@ -9,19 +9,33 @@ Load a suite, build an app, call it in process or serve it with uvicorn::
         r = await client.post("/tools/weather/current", json={"city": "Oslo"})
 """
 
-from mock_tools.app import (
+from mock_tools.canonical import canonical_args, canonical_key
+from mock_tools.client import IN_PROCESS_BASE_URL, in_process_client
+from mock_tools.errors import MockToolsError, SuiteError
+from mock_tools.faults import FaultPlan, decide_fault
+from mock_tools.http_app import (
     FAULTS_HEADER,
     OCCURRENCE_HEADER,
     PROVENANCE_HEADER,
     SCENARIO_HEADER,
     SESSION_HEADER,
     create_app,
+    http_app,
 )
-from mock_tools.canonical import canonical_args, canonical_key
-from mock_tools.client import IN_PROCESS_BASE_URL, in_process_client
-from mock_tools.errors import MockToolsError, SuiteError
-from mock_tools.faults import FaultPlan, decide_fault
-from mock_tools.miss import MISS_POLICIES, MissPolicy, Simulator, Upstream
+from mock_tools.miss import (
+    MISS_POLICIES,
+    ErrorPolicy,
+    Miss,
+    MissAnswer,
+    MissPolicy,
+    NearestPolicy,
+    SimulatePolicy,
+    Simulator,
+    Upstream,
+    UpstreamPolicy,
+    build_miss_policy,
+    register_miss_policy,
+)
 from mock_tools.models import (
     ApiSpec,
     Check,
@@ -33,6 +47,7 @@ from mock_tools.models import (
     ToolSpec,
 )
 from mock_tools.names import NameResolver, function_name, standardize
+from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite, load_suite
 from mock_tools.validate import SuiteReport, validate_suite
@@ -46,18 +61,27 @@ __all__ = [
     "SCENARIO_HEADER",
     "SESSION_HEADER",
     "ApiSpec",
+    "CallContext",
     "Check",
+    "ErrorPolicy",
     "FaultConfig",
     "FaultKind",
     "FaultPlan",
+    "Miss",
+    "MissAnswer",
     "MissPolicy",
+    "MockToolService",
     "MockToolsError",
     "NameResolver",
+    "NearestPolicy",
     "OccurrenceCounter",
+    "Outcome",
     "Recording",
     "RecordingStore",
     "RecordingWriter",
+    "Rejected",
     "Response",
+    "SimulatePolicy",
     "Simulator",
     "Suite",
     "SuiteError",
@@ -65,13 +89,17 @@ __all__ = [
     "Task",
     "ToolSpec",
     "Upstream",
+    "UpstreamPolicy",
+    "build_miss_policy",
     "canonical_args",
     "canonical_key",
     "create_app",
     "decide_fault",
     "function_name",
+    "http_app",
     "in_process_client",
     "load_suite",
+    "register_miss_policy",
     "standardize",
     "validate_suite",
 ]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mock_tools.errors import MockToolsError
-from mock_tools.miss import DEFAULT_NEAREST_THRESHOLD
+from mock_tools.miss import DEFAULT_NEAREST_THRESHOLD, MISS_POLICIES
 from mock_tools.models import FAULT_KINDS, FaultConfig
 
 
@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8765)
     s.add_argument(
         "--miss-policy",
-        choices=["error", "nearest", "upstream"],
+        choices=[p for p in MISS_POLICIES if p != "simulate"],
         default="error",
         help="what a call without a recording gets (upstream: forward and record it)",
     )
@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from mock_tools.app import create_app
+    from mock_tools.http_app import create_app
     from mock_tools.suite import load_suite
 
     fault = None

@@ -1,14 +1,24 @@
-"""What the server does when a call has no recording: the miss policies.
+"""What the server does when a call has no recording: the miss policies, one class each.
 
-- ``error`` (default): a deterministic structured "no recording" answer;
-- ``nearest``: the recording of the same API whose canonical key is most similar (rapidfuzz ratio,
-  0-100) at or above a threshold; ties go to the smallest key, so the choice is deterministic.
-  The ratio is over the whole canonical JSON, whose shared punctuation and keys inflate it, so the
-  default threshold is high (90: "Pariz" finds "Paris", "Rome" does not find "Oslo");
-- ``simulate``: an injected callable ``(tool, api, args) -> Response`` (sync or async) writes the
-  answer, which the app then records so the next identical call is a hit;
-- ``upstream``: forward the call to a real base URL with httpx and record the answer, like a
-  cassette recorder.
+Every policy answers a ``Miss`` (the call, its canonical key, the occurrence, the recordings) with
+a ``MissAnswer`` or ``None`` (nothing to offer: the service answers with its deterministic
+structured "no recording" error):
+
+- ``error`` (default, ``ErrorPolicy``): nothing, always;
+- ``nearest`` (``NearestPolicy``): the recording of the same API whose canonical key is most
+  similar (rapidfuzz ratio, 0-100) at or above a threshold; ties go to the smallest key, so the
+  choice is deterministic. The ratio is over the whole canonical JSON, whose shared punctuation and
+  keys inflate it, so the default threshold is high (90: "Pariz" finds "Paris", "Rome" does not
+  find "Oslo");
+- ``simulate`` (``SimulatePolicy``): an injected callable ``(tool, api, args) -> Response`` (sync
+  or async) writes the answer, which the service then records so the next identical call is a hit;
+- ``upstream`` (``UpstreamPolicy``): forward the call to a real base URL with httpx and record the
+  answer, like a cassette recorder.
+
+The names live in ``MISS_POLICIES`` (name -> builder); ``build_miss_policy(name, **settings)``
+makes one, with the settings it needs or a clear error. A new policy is a class with ``name``,
+``answer`` and ``aclose`` plus one ``register_miss_policy`` call. Imports nothing of the service
+or of HTTP routing.
 """
 
 from __future__ import annotations
@@ -16,7 +26,8 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Protocol
 from urllib.parse import quote
 
 import anyio.to_thread
@@ -24,25 +35,67 @@ import httpx
 from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
+from mock_tools.errors import MockToolsError
 from mock_tools.models import Response
+from mock_tools.store import RecordingStore
 
 __all__ = [
-    "MISS_POLICIES",
     "DEFAULT_NEAREST_THRESHOLD",
+    "MISS_POLICIES",
+    "ErrorPolicy",
+    "Miss",
+    "MissAnswer",
     "MissPolicy",
+    "NearestPolicy",
+    "SimulatePolicy",
     "Simulator",
     "Upstream",
     "UpstreamAnswer",
+    "UpstreamPolicy",
+    "build_miss_policy",
     "nearest_key",
+    "register_miss_policy",
     "run_simulator",
 ]
 
-MissPolicy = Literal["error", "nearest", "simulate", "upstream"]
-MISS_POLICIES: tuple[str, ...] = ("error", "nearest", "simulate", "upstream")
 DEFAULT_NEAREST_THRESHOLD = 90.0
 PROVENANCE_HEADER = "X-Sandbox-Provenance"
 
 Simulator = Callable[[str, str, dict[str, Any]], "Response | dict[str, Any] | Awaitable[Any]"]
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A call without a recording, as a policy sees it."""
+
+    tool: str
+    api: str
+    key: str
+    """Canonical key of the arguments."""
+    args: dict[str, Any]
+    """Canonical arguments."""
+    occurrence: int
+    store: RecordingStore
+
+
+@dataclass(frozen=True)
+class MissAnswer:
+    """A policy's answer to a miss."""
+
+    response: Response
+    provenance: str
+    record: bool = False
+    """Index (and write) the response, so that the next identical call is a hit."""
+    code: str | None = None
+    status: int = 200
+
+
+class MissPolicy(Protocol):
+    name: str
+
+    async def answer(self, miss: Miss) -> MissAnswer | None: ...
+
+    async def aclose(self) -> None: ...
 
 
 def nearest_key(keys: Sequence[str], key: str, threshold: float) -> tuple[str, float] | None:
@@ -142,3 +195,130 @@ class Upstream:
         if self._client is not None and self._own_client:
             await self._client.aclose()
             self._client = None
+
+
+# -- the policies ---------------------------------------------------------------------------------
+
+
+class ErrorPolicy:
+    """Nothing is offered: every miss gets the structured "no recording" error."""
+
+    name = "error"
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class NearestPolicy:
+    """The closest recorded arguments of the same API, at or above ``threshold`` (0-100)."""
+
+    name = "nearest"
+
+    def __init__(self, threshold: float = DEFAULT_NEAREST_THRESHOLD) -> None:
+        self.threshold = threshold
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        found = nearest_key(miss.store.keys(miss.tool, miss.api), miss.key, self.threshold)
+        if found is None:
+            return None
+        response = miss.store.get(miss.tool, miss.api, found[0], miss.occurrence)
+        assert response is not None  # a recorded key always has a response
+        return MissAnswer(response, "nearest")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class SimulatePolicy:
+    """An injected simulator writes the answer; the service records it."""
+
+    name = "simulate"
+
+    def __init__(self, simulator: Simulator) -> None:
+        self.simulator = simulator
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        try:
+            response = await run_simulator(self.simulator, miss.tool, miss.api, miss.args)
+        except Exception as e:  # the simulator is user code: report, never crash
+            msg = f"simulator failed: {type(e).__name__}: {e}"
+            return MissAnswer(Response(ok=False, error=msg), "miss", code="sim_failed", status=502)
+        return MissAnswer(response, "simulated", record=True)
+
+    async def aclose(self) -> None:
+        close = getattr(self.simulator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class UpstreamPolicy:
+    """Forward the call to a real API and record what it answered."""
+
+    name = "upstream"
+
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        fetched = await self.upstream.fetch(miss.tool, miss.api, miss.args)
+        if not fetched.recordable:
+            return MissAnswer(fetched.response, "miss", code="upstream_failed", status=502)
+        return MissAnswer(fetched.response, "upstream", record=True)
+
+    async def aclose(self) -> None:
+        await self.upstream.aclose()
+
+
+# -- names ----------------------------------------------------------------------------------------
+
+PolicyBuilder = Callable[..., MissPolicy]
+
+
+def _error(**settings: Any) -> MissPolicy:
+    return ErrorPolicy()
+
+
+def _nearest(*, threshold: float | None = None, **settings: Any) -> MissPolicy:
+    return NearestPolicy(DEFAULT_NEAREST_THRESHOLD if threshold is None else threshold)
+
+
+def _simulate(*, simulator: Simulator | None = None, **settings: Any) -> MissPolicy:
+    if simulator is None:
+        raise MockToolsError("miss policy 'simulate' needs a simulator callable")
+    return SimulatePolicy(simulator)
+
+
+def _upstream(
+    *, upstream: Upstream | None = None, upstream_url: str | None = None, **settings: Any
+) -> MissPolicy:
+    if upstream is None and upstream_url:
+        upstream = Upstream(upstream_url)
+    if upstream is None:
+        raise MockToolsError("miss policy 'upstream' needs upstream_url")
+    return UpstreamPolicy(upstream)
+
+
+MISS_POLICIES: dict[str, PolicyBuilder] = {}
+"""Miss policy name -> builder taking keyword settings (the only list of the names)."""
+
+
+def register_miss_policy(name: str, builder: PolicyBuilder) -> None:
+    MISS_POLICIES[name] = builder
+
+
+def build_miss_policy(name: str, **settings: Any) -> MissPolicy:
+    """The policy ``name`` with the settings it needs (``threshold``, ``simulator``,
+    ``upstream``/``upstream_url``); ``MockToolsError`` for an unknown name or a missing one."""
+    builder = MISS_POLICIES.get(name)
+    if builder is None:
+        raise MockToolsError(f"unknown miss policy {name!r}; known: {list(MISS_POLICIES)}")
+    return builder(**settings)
+
+
+register_miss_policy("error", _error)
+register_miss_policy("nearest", _nearest)
+register_miss_policy("simulate", _simulate)
+register_miss_policy("upstream", _upstream)

@@ -14,8 +14,8 @@ from typing import Any
 from rich.table import Table
 
 from sandbox.commands.run import add_run_options, config_from_args, output_console
-from sandbox.compare import Comparison, run_comparison
-from sandbox.comparison_report import write_comparison_report
+from sandbox.compare.comparison import Comparison, run_comparison
+from sandbox.compare.report import write_comparison_report
 
 __all__ = ["comparison_table", "paired_table", "register", "win_rate_table"]
 

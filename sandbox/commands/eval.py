@@ -22,7 +22,8 @@ from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async
 from sandbox.eval.judge import Judge
 from sandbox.eval.report import print_table, write_report
-from sandbox.request_cache import RequestCache
+from sandbox.models import RequestCache, resolve_model
+from sandbox.models.remote import openai_client
 
 JUDGE_CACHE_FILE = "judge_cache.sqlite"
 
@@ -67,23 +68,13 @@ def register(subparsers: Any) -> None:
 
 def build_judge_model(name: str) -> Any:
     """An OpenAI-compatible client for the judge, resolved through the model registry."""
-    from agents.models.openai_compat import OpenAICompatModel
-    from sandbox.registry import resolve_model
-
     spec = resolve_model(name, env=os.environ)
     if not spec.remote or not spec.model or not spec.base_url:
         raise ConfigError(
             f"the judge must be an OpenAI-compatible model (got {name!r}, kind {spec.kind}); "
             "use an alias such as gpt-4o-mini or openai:<model>@<base_url>"
         )
-    return OpenAICompatModel(
-        model=spec.model,
-        base_url=spec.base_url,
-        api_key=spec.api_key,
-        name=spec.name,
-        timeout=spec.timeout,
-        params=dict(spec.params),
-    )
+    return openai_client(spec)
 
 
 def _similarity(spec: str) -> Any:

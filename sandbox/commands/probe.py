@@ -25,11 +25,13 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.model import Model
-from mock_tools import RecordingStore, SuiteError, Task, load_suite
-from sandbox.config import DEFAULT_SUITE
+from mock_tools import SuiteError, Task, load_suite
 from sandbox.errors import ConfigError
 from sandbox.eval.probe import ProbeOracle, ProbeReport, build_probes, run_probe
-from sandbox.registry import ModelFactory, probe_model, resolve_model
+from sandbox.models import build_models, resolve_model
+from sandbox.models.remote import RemoteModels
+from sandbox.store.config import DEFAULT_SUITE, RunConfig
+from sandbox.tool_envs import open_tool_envs
 
 __all__ = ["probe_suite", "register"]
 
@@ -77,9 +79,10 @@ async def probe_suite(
     except SuiteError as e:
         raise ConfigError(f"cannot load suite: {e}") from e
     selected = _select(suite.tasks, tasks)
-    items = build_probes(selected, suite.apis, RecordingStore.from_suite(suite))
+    async with open_tool_envs(RunConfig(suite=str(suite_path)), suite) as tools:
+        items = await build_probes(selected, suite.apis, tools)
     spec = resolve_model(model_name, env=env or {})
-    factory = ModelFactory(spec)
+    provider = build_models(spec)
     by_id = {t.id: t for t in selected}
     models: dict[str, Model] = {}
     if spec.kind in ("reference", "noisy-reference"):
@@ -87,24 +90,25 @@ async def probe_suite(
         for tid, task in by_id.items():
             models[tid] = ProbeOracle(
                 task.reference,
-                next_step=factory.for_episode(task, seed=seed, trial=0),
+                next_step=provider.for_episode(task, seed=seed, trial=0),
                 rate=rate,
                 seed=seed,
                 task_id=tid,
             )
-    elif spec.remote:
-        await probe_model(factory)
-        shared = factory.shared()
-        assert shared is not None
-        models = dict.fromkeys(by_id, shared)
+    elif isinstance(provider, RemoteModels):
+        await provider.probe()
+        models = dict.fromkeys(by_id, provider.model)
     else:
         raise ConfigError(
             f"model {model_name!r} cannot answer new questions (a replay only repeats a run); "
             "probe a live or offline reference model"
         )
-    return await run_probe(
-        items, models.__getitem__, suite.apis, model_name=model_name, concurrency=concurrency
-    )
+    try:
+        return await run_probe(
+            items, models.__getitem__, suite.apis, model_name=model_name, concurrency=concurrency
+        )
+    finally:
+        await provider.aclose()
 
 
 def handle(args: argparse.Namespace) -> int:

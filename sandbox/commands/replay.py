@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox.errors import ConfigError
-from sandbox.replay import ReplayReport, replay_run
+from sandbox.replay import ReplayReport, fork_run, replay_run
 
 
 def register(subparsers: Any) -> None:
@@ -57,8 +57,6 @@ def handle(args: Any) -> int:
 
 
 def _fork(args: Any) -> int:
-    from sandbox.fork import fork_run
-
     missing = [
         flag
         for flag, value in (

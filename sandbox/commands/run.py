@@ -18,7 +18,11 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from sandbox.config import (
+from mock_tools.miss import MISS_POLICIES
+from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
+from sandbox.errors import ConfigError
+from sandbox.run import RunResult, resolve_strategy, resume_run, run_suite
+from sandbox.store.config import (
     DEFAULT_AGENT,
     DEFAULT_CONCURRENCY,
     DEFAULT_MODEL,
@@ -26,8 +30,6 @@ from sandbox.config import (
     DEFAULT_SUITE,
     RunConfig,
 )
-from sandbox.errors import ConfigError
-from sandbox.runner import RunResult, resume_run, run_suite
 
 __all__ = [
     "add_run_options",
@@ -74,15 +76,13 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     budget.add_argument("--max-tokens", type=int, default=None)
     budget.add_argument("--max-seconds", type=float, default=None)
     budget.add_argument("--max-cost", type=float, default=None)
-    budget.add_argument("--max-depth", type=int, default=None, help="tool steps on one path")
-    parser.add_argument("--width", type=int, default=None, help="DFSDT children per node")
-    parser.add_argument(
-        "--depth-unit",
-        choices=["turns", "toolbench_nodes"],
+    budget.add_argument(
+        "--max-depth",
+        type=int,
         default=None,
-        help="how DFSDT counts --max-depth: turns (default) or ToolBench tree nodes",
+        help="steps on one path: ReAct stops there, DFSDT backtracks (its default: 6)",
     )
-    parser.add_argument("--max-observation-chars", type=int, default=None)
+    add_agent_options(parser)
     parser.add_argument(
         "--model-cache",
         default=None,
@@ -92,9 +92,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=DEFAULT_OUT, help="folder for run folders")
     tools = parser.add_argument_group("tools")
     tools.add_argument("--tools-url", default=None, help="a running mock_tools server")
-    tools.add_argument(
-        "--miss-policy", default="error", choices=["error", "nearest", "simulate", "upstream"]
-    )
+    tools.add_argument("--miss-policy", default="error", choices=list(MISS_POLICIES))
     tools.add_argument("--fault-rate", type=float, default=None)
     tools.add_argument("--fault-seed", type=int, default=None)
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
@@ -116,10 +114,8 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         "max_seconds": args.max_seconds,
         "max_cost": args.max_cost,
         "max_depth": args.max_depth,
-        "width": args.width,
-        "depth_unit": getattr(args, "depth_unit", None),
+        "agent_options": agent_options_from_args(args),
         "model_cache": getattr(args, "model_cache", None),
-        "max_observation_chars": args.max_observation_chars,
         "out": args.out,
         "run_id": getattr(args, "run_id", None),
         "tools_url": args.tools_url,
@@ -144,7 +140,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.resume:
         result = resume_run(args.resume, env=os.environ, plots=not args.no_plots)
     else:
-        result = run_suite(config_from_args(args), env=os.environ, plots=not args.no_plots)
+        config = config_from_args(args)
+        resolve_strategy(config)  # an unknown agent or option fails before anything runs
+        result = run_suite(config, env=os.environ, plots=not args.no_plots)
     show(result, as_json=args.json)
     return 0
 

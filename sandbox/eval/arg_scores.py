@@ -16,48 +16,14 @@ the plan score's argument similarity, which uses the union of keys, does see the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
-
-from rapidfuzz.distance import Levenshtein
+from typing import Any
 
 from mock_tools.canonical import dumps_canonical
+from sandbox.eval.actions import Action
 from sandbox.eval.measure import Measure, mean_measure
-
-if TYPE_CHECKING:
-    from sandbox.eval.actions import Action
+from sandbox.eval.similarity import MISSING, kv_similarity, value_similarity
 
 __all__ = ["ArgumentScores", "kv_similarity", "score_arguments", "value_similarity"]
-
-_MISSING = object()
-
-
-def value_similarity(pred: Any, gold: Any) -> float:
-    """Normalised Levenshtein similarity of two canonical values' JSON text (1.0 when equal)."""
-    if pred is _MISSING:
-        return 0.0
-    a, b = dumps_canonical(pred), dumps_canonical(gold)
-    return 1.0 if a == b else float(Levenshtein.normalized_similarity(a, b))
-
-
-def kv_similarity(
-    pred: Mapping[str, Any],
-    gold: Mapping[str, Any],
-    *,
-    keys: Literal["gold", "union"] = "gold",
-) -> float:
-    """Mean per-key value similarity over the reference keys (or the union of both key sets).
-
-    A key missing on either side scores 0. With no keys at all the two argument objects are equal
-    and the similarity is 1.0.
-    """
-    names = sorted(set(gold) | set(pred)) if keys == "union" else sorted(gold)
-    if not names:
-        return 1.0
-    total = 0.0
-    for k in names:
-        if k in pred and k in gold:
-            total += value_similarity(pred[k], gold[k])
-    return total / len(names)
 
 
 class ArgumentScores:
@@ -69,8 +35,8 @@ class ArgumentScores:
 
     def add(self, pred: Mapping[str, Any], gold: Mapping[str, Any]) -> None:
         for k in sorted(gold):
-            value = pred.get(k, _MISSING)
-            self.exact.append(1.0 if value is not _MISSING and _same(value, gold[k]) else 0.0)
+            value = pred.get(k, MISSING)
+            self.exact.append(1.0 if value is not MISSING and _same(value, gold[k]) else 0.0)
             self.similarity.append(value_similarity(value, gold[k]))
 
     def measures(self) -> tuple[Measure, Measure]:

@@ -42,7 +42,7 @@ from sandbox.eval.win_rate import (
     pair_keys,
     summarise_wins,
 )
-from sandbox.run_store import Manifest, RunStore, read_trajectories
+from sandbox.store import Manifest, RunStore, read_trajectories
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
 

@@ -29,7 +29,7 @@ from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from sandbox.errors import SandboxError
 from sandbox.eval.pass_rate import SCORES, EpisodeLabel, Label
-from sandbox.request_cache import RequestCache, request_key
+from sandbox.models.cache import RequestCache, request_key
 
 AnswerStatus = Literal["Solved", "Unsolved", "Unsure"]
 _STATUS: dict[str, AnswerStatus] = {"solved": "Solved", "unsolved": "Unsolved", "unsure": "Unsure"}

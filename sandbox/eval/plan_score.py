@@ -38,8 +38,8 @@ import networkx as nx
 from pydantic import BaseModel
 
 from sandbox.eval.actions import Action
-from sandbox.eval.arg_scores import kv_similarity
 from sandbox.eval.measure import f1
+from sandbox.eval.similarity import kv_similarity
 
 __all__ = [
     "ARGS_WEIGHT",

@@ -41,13 +41,12 @@ from agents.toolenv import FINISH, FINISH_FUNCTION, GIVE_ANSWER
 from mock_tools.canonical import canonical_args
 from mock_tools.models import Reference, Response, Task
 from mock_tools.names import NameResolver, function_name
-from mock_tools.store import RecordingStore
 from sandbox.eval.actions import Action, Apis
 from sandbox.eval.arg_scores import ArgumentScores
 from sandbox.eval.measure import Measure, mean_measure
 from sandbox.eval.plan_score import plan_score
 from sandbox.eval.reason_score import LexicalSimilarity
-from sandbox.toolenv_http import observation_text, tool_functions
+from sandbox.tool_envs import EpisodeToolEnv, ToolEnvs, tool_functions
 
 __all__ = [
     "PROBE_DIMENSIONS",
@@ -192,98 +191,97 @@ class ProbeItem(BaseModel):
     gold: dict[str, Any] = Field(description="What is scored against; never sent to the model.")
 
 
-def _observation(response: Response | None) -> str:
-    if response is None:
-        return observation_text("no recording for this call in the suite", "")
-    return observation_text(response.error or ("" if response.ok else "error"), response.body)
+async def build_probes(tasks: Sequence[Task], apis: Apis, tools: ToolEnvs) -> list[ProbeItem]:
+    """Every probe of every task, in task then step order.
 
-
-def build_probes(tasks: Sequence[Task], apis: Apis, store: RecordingStore) -> list[ProbeItem]:
-    """Every probe of every task, in task then step order."""
+    The history after each reference step shows what the step's call answers through ``tools``
+    (a run's tool environments, ``sandbox.tool_envs``); a review question is asked only about a
+    recorded answer (provenance ``hit``)."""
     items: list[ProbeItem] = []
     for task in tasks:
-        functions, _ = tool_functions(task, apis)
-        base: list[Message] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": task.query},
-        ]
-        history = list(base)
-        seen: dict[str, int] = {}
-        steps = task.reference.steps
-        for k, step in enumerate(steps):
-            name = function_name(step.tool, step.api)
-            gold: dict[str, Any] = {"function": name, "tool": step.tool, "api": step.api}
-            gold |= {"args": step.args, "thought": step.thought}
-            items.append(
-                ProbeItem(
-                    task_id=task.id,
-                    kind="next_step",
-                    index=k,
-                    messages=list(history),
-                    tools=[*functions, FINISH_FUNCTION],
-                    gold=gold,
-                )
-            )
-            key = store.key(step.tool, step.api, step.args)
-            seen[f"{step.tool}/{step.api}/{key}"] = occ = (
-                seen.get(f"{step.tool}/{step.api}/{key}", 0) + 1
-            )
-            response = store.get(step.tool, step.api, key, occ)
-            call_id = f"ref_{k}"
-            history.append(
-                {
-                    "role": "assistant",
-                    "content": step.thought,
-                    "tool_calls": [
-                        {
-                            "id": call_id,
-                            "type": "function",
-                            "function": {"name": name, "arguments": json.dumps(step.args)},
-                        }
-                    ],
-                }
-            )
-            history.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": name,
-                    "content": _observation(response),
-                }
-            )
-            if response is not None:
-                items.append(
-                    ProbeItem(
-                        task_id=task.id,
-                        kind="review",
-                        index=k,
-                        messages=[*history, {"role": "user", "content": REVIEW_PROMPT}],
-                        tools=[SUBMIT_REVIEW],
-                        gold={"verdict": verdict_of(response)},
-                    )
-                )
+        env = tools.for_episode(task, session=f"probe/{task.id}")
+        try:
+            items.extend(await _task_probes(task, apis, env))
+        finally:
+            await env.reset()
+    return items
+
+
+async def _task_probes(task: Task, apis: Apis, env: EpisodeToolEnv) -> list[ProbeItem]:
+    items: list[ProbeItem] = []
+    functions, targets = tool_functions(task, apis)
+    offered = {pair: name for name, pair in targets.items()}
+    base: list[Message] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": task.query},
+    ]
+    history = list(base)
+    steps = task.reference.steps
+    for k, step in enumerate(steps):
+        name = offered.get((step.tool, step.api)) or function_name(step.tool, step.api)
+        gold: dict[str, Any] = {"function": name, "tool": step.tool, "api": step.api}
+        gold |= {"args": step.args, "thought": step.thought}
         items.append(
             ProbeItem(
                 task_id=task.id,
                 kind="next_step",
-                index=len(steps),
+                index=k,
                 messages=list(history),
                 tools=[*functions, FINISH_FUNCTION],
-                gold={"function": FINISH},
+                gold=gold,
             )
         )
-        docs = "\n".join(json.dumps(f["function"], ensure_ascii=False) for f in functions)
-        plan_gold = [{"tool": s.tool, "api": s.api, "args": s.args} for s in steps]
-        items.append(
-            ProbeItem(
-                task_id=task.id,
-                kind="plan",
-                index=0,
-                messages=[*base, {"role": "user", "content": PLAN_PROMPT.format(docs=docs)}],
-                tools=[SUBMIT_PLAN],
-                gold={"steps": plan_gold},
-            )
+        observation = await env.call(name, dict(step.args))
+        call_id = f"ref_{k}"
+        history.append(
+            {
+                "role": "assistant",
+                "content": step.thought,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(step.args)},
+                    }
+                ],
+            }
         )
+        history.append(
+            {"role": "tool", "tool_call_id": call_id, "name": name, "content": observation.content}
+        )
+        if observation.provenance == "hit":
+            items.append(
+                ProbeItem(
+                    task_id=task.id,
+                    kind="review",
+                    index=k,
+                    messages=[*history, {"role": "user", "content": REVIEW_PROMPT}],
+                    tools=[SUBMIT_REVIEW],
+                    gold={"verdict": verdict_of_observation(observation.content)},
+                )
+            )
+    items.append(
+        ProbeItem(
+            task_id=task.id,
+            kind="next_step",
+            index=len(steps),
+            messages=list(history),
+            tools=[*functions, FINISH_FUNCTION],
+            gold={"function": FINISH},
+        )
+    )
+    docs = "\n".join(json.dumps(f["function"], ensure_ascii=False) for f in functions)
+    plan_gold = [{"tool": s.tool, "api": s.api, "args": s.args} for s in steps]
+    items.append(
+        ProbeItem(
+            task_id=task.id,
+            kind="plan",
+            index=0,
+            messages=[*base, {"role": "user", "content": PLAN_PROMPT.format(docs=docs)}],
+            tools=[SUBMIT_PLAN],
+            gold={"steps": plan_gold},
+        )
+    )
     return items
 
 

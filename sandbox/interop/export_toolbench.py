@@ -26,7 +26,7 @@ from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP, Observation
 from agents.trajectory import Component, FinishCall, Node, Status, StepCall, Trajectory
 from sandbox.errors import RunError, SandboxError
 from sandbox.interop.suite_writer import file_slug
-from sandbox.run_store import read_trajectories
+from sandbox.store import read_trajectories
 
 __all__ = ["export_run", "read_converted", "split_scenario_id", "to_converted"]
 

@@ -54,14 +54,14 @@ from mock_tools.models import (
     Task,
 )
 from mock_tools.suite import fingerprint
-from sandbox.config import RunConfig
 from sandbox.errors import SandboxError
 from sandbox.interop.observations import response_from_observation
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_functions import api_from_function
 from sandbox.interop.toolbench_queries import ToolCatalog, task_group
-from sandbox.run_store import Manifest, RunStore, SuiteInfo
+from sandbox.store import Manifest, RunStore, SuiteInfo
+from sandbox.store.config import RunConfig
 
 __all__ = ["AnswerEpisode", "import_answers", "parse_answer_file"]
 
@@ -576,15 +576,18 @@ def write_run(episodes: list[AnswerEpisode], suite_dir: Path, run_dir: Path) -> 
     if (run_dir / "manifest.json").exists():
         raise SandboxError(f"{run_dir} already holds a run; choose another --run-out")
     first = episodes[0].trajectory if episodes else None
+    width = first.agent.params.get("width") if first else None
     manifest = Manifest(
         run_id=run_id,
         config=RunConfig(
             suite=str(suite_dir),
             agent="dfsdt",
             model=first.model.name if first else "unknown",
-            width=(first.agent.params.get("width") if first else None) or None,
+            agent_options={
+                "depth_unit": "toolbench_nodes",
+                **({"width": width} if width else {}),
+            },
             max_depth=(first.agent.params.get("max_depth_nodes") if first else None) or None,
-            depth_unit="toolbench_nodes",
             tasks=[ep.task.id for ep in episodes],
         ),
         suite=SuiteInfo(

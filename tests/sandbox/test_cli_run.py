@@ -104,7 +104,7 @@ def test_unreachable_endpoint_is_probed_through_the_text_adapter_too(
 
 def test_user_mistakes_are_clear_errors(tmp_path: Path, capsys) -> None:
     assert main([*_base(tmp_path), "--agent", "reflexion"]) == 2
-    assert "known agents: react, dfsdt, react@N" in capsys.readouterr().err
+    assert "known agents: react, dfsdt, react@<n>" in capsys.readouterr().err
     assert main([*_base(tmp_path), "--concurrency", "0"]) == 2
     assert "--concurrency" in capsys.readouterr().err
     assert main(["run", "--resume", str(tmp_path / "nope")]) == 1

@@ -8,8 +8,8 @@ from pathlib import Path
 from harness_suite import suite_path
 
 from sandbox.cli import main
-from sandbox.compare import compare_runs, run_comparison
-from sandbox.config import RunConfig
+from sandbox.compare.comparison import compare_runs, run_comparison
+from sandbox.store.config import RunConfig
 
 
 def test_compare_runs_every_strategy_on_the_same_tasks(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness_suite import suite_path
 
-from sandbox.runner import resume_run
+from sandbox.run import resume_run
 from tests.agents.models.openai_server import ScriptedOpenAIServer, finish_reply, slow
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from sandbox.cli import main
-from sandbox.config import RunConfig
 from sandbox.errors import ConfigError
-from sandbox.fork import fork_run
-from sandbox.run_store import RunStore, read_trajectories
-from sandbox.runner import run_suite
+from sandbox.replay import fork_run
+from sandbox.run import run_suite
+from sandbox.store import RunStore, read_trajectories
+from sandbox.store.config import RunConfig
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "suites" / "mini"
 
@@ -48,8 +48,9 @@ def test_fork_replays_the_prefix_then_the_live_model_continues(
     # from step 2 on the reference model decides, and it finishes the task
     assert forked.status.value == "answered"
     manifest = RunStore.open(result.path).manifest
-    assert manifest.config.fork is not None and manifest.config.fork.until_step == 1
-    assert manifest.config.model == "reference"
+    assert manifest.config.model == "fork"  # a model kind: the prefix, then the live model
+    assert manifest.config.model_options["until_step"] == 1
+    assert manifest.config.model_options["then"] == "reference"
 
 
 def test_fork_of_zero_steps_is_the_live_model_alone(noisy_run: Path, tmp_path: Path) -> None:

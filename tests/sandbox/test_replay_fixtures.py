@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.replay import replay_run
-from sandbox.run_store import read_trajectories
+from sandbox.store import read_trajectories
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted(p for p in (ROOT / "replays").iterdir() if (p / "manifest.json").is_file())

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from sandbox.cli import main
-from sandbox.config import RunConfig
 from sandbox.replay import compare_trajectories, replay_run
-from sandbox.run_store import read_trajectories
-from sandbox.runner import run_suite
+from sandbox.run import run_suite
+from sandbox.store import read_trajectories
+from sandbox.store.config import RunConfig
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "suites" / "mini"
 

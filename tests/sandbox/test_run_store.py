@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from agents.trajectory import Component, ErrorRecord, Status, Trajectory
-from sandbox.config import RunConfig
 from sandbox.errors import RunError
-from sandbox.run_store import (
+from sandbox.store import (
     Manifest,
     RunStore,
     SuiteInfo,
@@ -19,6 +18,7 @@ from sandbox.run_store import (
     needs_rerun,
     read_trajectories,
 )
+from sandbox.store.config import RunConfig
 
 
 def _traj(task: str, trial: int = 0, status: Status = Status.answered, **kw) -> Trajectory:

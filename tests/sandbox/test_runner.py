@@ -10,10 +10,10 @@ import pytest
 from harness_suite import suite_path, write_suite
 
 from agents.trajectory import ErrorRecord, Status
-from sandbox.config import RunConfig
 from sandbox.errors import ConfigError
-from sandbox.run_store import RunStore, read_trajectories
-from sandbox.runner import resume_run, run_suite
+from sandbox.run import resume_run, run_suite
+from sandbox.store import RunStore, read_trajectories
+from sandbox.store.config import RunConfig
 
 VOLATILE = {"run_id", "started_at", "ended_at", "wall_seconds", "latency_ms"}
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from agents.trajectory import Trajectory
-from sandbox.compare import run_comparison
-from sandbox.config import RunConfig
-from sandbox.run_store import read_trajectories
+from sandbox.compare.comparison import run_comparison
+from sandbox.store import read_trajectories
+from sandbox.store.config import RunConfig
 
 DEFAULT = Path(__file__).resolve().parents[2] / "scenarios" / "default"
 

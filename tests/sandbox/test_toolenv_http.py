@@ -12,7 +12,7 @@ from harness_suite import write_suite
 from agents.toolenv import ToolEnv
 from mock_tools import FaultConfig, create_app, in_process_client, load_suite
 from mock_tools.faults import decide_fault
-from sandbox.toolenv_http import HttpToolEnv, tool_functions
+from sandbox.tool_envs.http import HttpToolEnv, tool_functions
 
 
 @pytest.fixture

@@ -177,8 +177,8 @@ def make_run(
     model: str = "reference",
 ) -> Path:
     from mock_tools.suite import load_suite
-    from sandbox.config import RunConfig
-    from sandbox.run_store import Manifest, RunStore, SuiteInfo
+    from sandbox.store import Manifest, RunStore, SuiteInfo
+    from sandbox.store.config import RunConfig
 
     loaded = load_suite(suite)
     manifest = Manifest(

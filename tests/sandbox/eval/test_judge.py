@@ -23,7 +23,7 @@ from sandbox.eval.judge import (
     render_trajectory,
 )
 from sandbox.eval.pass_rate import label_episode
-from sandbox.request_cache import RequestCache
+from sandbox.models.cache import RequestCache
 
 # Scripted verdicts, by a marker in the final answer and the request's seed (sample index).
 FIRST_LOOK: dict[str, list[str]] = {

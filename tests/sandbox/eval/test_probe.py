@@ -5,9 +5,9 @@ import pytest
 from _step_builders import APIS, make_task
 
 from agents.model import ToolCall, Turn
-from mock_tools.models import Recording, Response
+from mock_tools.models import Recording, Response, SuiteMeta, ToolSpec
 from mock_tools.names import NameResolver
-from mock_tools.store import RecordingStore
+from mock_tools.suite import Suite
 from sandbox.eval.probe import (
     PROBE_DIMENSIONS,
     ProbeOracle,
@@ -18,7 +18,9 @@ from sandbox.eval.probe import (
     verdict_of,
     verdict_of_observation,
 )
-from sandbox.toolenv_http import observation_text
+from sandbox.store import RunConfig
+from sandbox.tool_envs import open_tool_envs
+from sandbox.tool_envs.http import observation_text
 
 TASK = make_task()
 RECORDINGS = [
@@ -33,7 +35,27 @@ RECORDINGS = [
     ),
     # the forecast step has no recording: no review question for it
 ]
-STORE = RecordingStore(RECORDINGS, schemas={k: v.parameters for k, v in APIS.items()})
+SUITE = Suite(
+    meta=SuiteMeta(name="probe-test"),
+    tools={
+        tool: ToolSpec(name=tool, apis=[spec for (t, _), spec in APIS.items() if t == tool])
+        for tool in sorted({t for t, _ in APIS})
+    },
+    tasks=[TASK],
+    recordings=RECORDINGS,
+)
+
+
+def probes():
+    """The probe items of TASK, the reference calls answered through the in-process tools."""
+
+    async def build():
+        async with open_tool_envs(RunConfig(), SUITE) as tools:
+            return await build_probes([TASK], APIS, tools)
+
+    return asyncio.run(build())
+
+
 DEFAULT_SUITE = Path(__file__).resolve().parents[3] / "scenarios" / "default"
 
 
@@ -58,7 +80,7 @@ def test_gold_verdicts_and_the_same_rule_on_observations(response, verdict):
 
 
 def test_teacher_forced_requests():
-    items = build_probes([TASK], APIS, STORE)
+    items = probes()
     kinds = [(i.kind, i.index) for i in items]
     assert kinds == [
         ("next_step", 0),
@@ -83,7 +105,7 @@ def test_teacher_forced_requests():
 
 
 def _run(rate: float):
-    items = build_probes([TASK], APIS, STORE)
+    items = probes()
     return asyncio.run(run_probe(items, oracle_models({TASK.id: TASK}, rate=rate), APIS))
 
 
@@ -102,14 +124,14 @@ def test_oracle_scores_one_and_noise_scores_lower():
 
 def test_oracle_answers_from_the_history_not_the_gold():
     oracle = ProbeOracle(TASK.reference)
-    item = build_probes([TASK], APIS, STORE)[3]  # review of the failed get_weather
+    item = probes()[3]  # review of the failed get_weather
     item.messages[-2]["content"] = observation_text("", {"temp": 20})  # edit what it sees
     turn = asyncio.run(oracle.complete(item.messages, item.tools))
     assert turn.tool_calls[0].arguments == '{"verdict": "A"}'
 
 
 def test_scoring_wrong_and_malformed_answers():
-    items = build_probes([TASK], APIS, STORE)
+    items = probes()
     resolver = NameResolver(APIS.keys())
     step = items[2]  # next step: get_weather(city=Paris)
     wrong = Turn(

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from mock_tools.app import create_app
+from mock_tools.http_app import create_app
 from mock_tools.suite import Suite
 
 _PLACEHOLDER = {

@@ -10,7 +10,7 @@ from sandbox.commands import export as export_cmd
 from sandbox.commands import importer as import_cmd
 from sandbox.errors import ConfigError
 from sandbox.interop.export_toolbench import read_converted
-from sandbox.run_store import read_trajectories
+from sandbox.store import read_trajectories
 
 
 def _cli(argv: list[str]) -> int:

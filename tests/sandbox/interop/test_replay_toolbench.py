@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sandbox.interop import import_answers
 from sandbox.replay import replay_run
-from sandbox.run_store import read_trajectories
+from sandbox.store import read_trajectories
 
 # Two of the ten trees cannot be reproduced by the search as ToolBench publishes it: after a
 # function-call turn is cut by the depth limit, ToolBench's 2023 run did not generate the parent's

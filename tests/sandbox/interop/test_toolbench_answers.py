@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mock_tools.app import create_app
 from mock_tools.client import in_process_client
+from mock_tools.http_app import create_app
 from mock_tools.names import function_name
 from mock_tools.suite import load_suite
 from sandbox.interop.observations import render_observation, same_observation
 from sandbox.interop.toolbench_answers import import_answers
-from sandbox.run_store import RunStore, read_trajectories
+from sandbox.store import RunStore, read_trajectories
 
 FN = {
     "name": "track_for_parcels",

@@ -1,4 +1,4 @@
-"""The registry: model aliases, ad hoc endpoints, env overrides, agent names, unknown names."""
+"""Model names: aliases, ad hoc endpoints, env overrides, kinds by registry, unknown names."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from pathlib import Path
 import pytest
 
 from sandbox.errors import ConfigError
-from sandbox.registry import (
-    ModelFactory,
+from sandbox.models import (
+    MODEL_KINDS,
+    ModelKind,
+    ModelSettings,
     base_url_env_var,
+    build_models,
     load_model_entries,
-    resolve_agent,
     resolve_model,
 )
+from sandbox.models.provider import OfflineModels
 
 
 def test_models_yaml_defines_qwen_and_the_offline_models() -> None:
@@ -42,7 +45,7 @@ def test_openai_models_need_their_key_and_never_dump_it() -> None:
     spec = resolve_model("gpt-4o-mini", env={"OPENAI_API_KEY": "sk-secret"})
     assert spec.api_key == "sk-secret"
     assert "sk-secret" not in spec.model_dump_json()
-    assert "sk-secret" not in str(ModelFactory(spec).params())
+    assert "sk-secret" not in str(spec.public())
     assert "sk-secret" not in repr(spec)
 
 
@@ -89,12 +92,33 @@ def test_models_file_from_env_adds_aliases(tmp_path: Path) -> None:
         resolve_model("x", env={"SANDBOX_MODELS_FILE": str(bad)})
 
 
-def test_agent_names() -> None:
-    assert resolve_agent("react").kind == "react"
-    dfsdt = resolve_agent("dfsdt", width=3)
-    assert dfsdt.kind == "dfsdt" and dfsdt.params == {"width": 3}
-    at4 = resolve_agent("react@4")
-    assert at4.kind == "react@n" and at4.params == {"n": 4} and at4.name == "react@4"
-    for bad in ("reflexion", "react@", "react@x"):
-        with pytest.raises(ConfigError, match="react, dfsdt, react@N"):
-            resolve_agent(bad)
+def test_a_model_kind_is_one_registry_entry(tmp_path: Path) -> None:
+    class Echo(OfflineModels):
+        def for_episode(self, task, *, seed, trial):  # type: ignore[no-untyped-def]
+            raise AssertionError("not called here")
+
+    def build(spec, settings):  # type: ignore[no-untyped-def]
+        return Echo(spec)
+
+    def parse(arg: str, name: str) -> dict[str, str]:
+        return {"voice": arg}
+
+    models = tmp_path / "models.yaml"
+    models.write_text("models:\n  parrot:\n    kind: echo\n")
+    env = {"SANDBOX_MODELS_FILE": str(models)}
+    with pytest.raises(ConfigError, match="models.parrot.kind: Value error, unknown model kind"):
+        resolve_model("parrot", env=env)
+    with MODEL_KINDS.registered("echo", ModelKind("echo", build, parse_arg=parse)):
+        spec = resolve_model("parrot:loud", env=env)
+        assert spec.kind == "echo" and spec.params == {"voice": "loud"} and not spec.remote
+        assert isinstance(build_models(spec, ModelSettings()), Echo)
+    assert "echo" not in MODEL_KINDS
+
+
+def test_fork_is_a_kind_named_directly_with_options() -> None:
+    spec = resolve_model(
+        "fork", options={"run": "r", "task": "t", "until_step": 1, "then": "reference"}
+    )
+    assert spec.kind == "fork" and spec.params["then"] == "reference"
+    with pytest.raises(ConfigError, match="unknown model 'openai'"):
+        resolve_model("openai")  # a kind, but not one usable without an alias

@@ -1,10 +1,11 @@
-"""A SQLite cache of model answers, keyed by the sha256 of the full request.
+"""A SQLite cache of model answers, keyed by the sha256 of the full request, and ``CachedModel``.
 
 The key covers the model's identity, the messages, the tools and every request parameter (the
 judge's sample index included), so a cached answer is only ever reused for exactly the same
 request. It is on for the LLM judge (re-scoring a run with the same judge is free and gives the
 same labels) and opt-in for agents (``sandbox run --model-cache PATH``: a re-run against a remote
-model is free and exact).
+model is free and exact; ``CachedModel`` wraps the model). May import ``agents`` and
+``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from agents.model import Message, Model, Turn
 from sandbox.errors import RunError
+
+__all__ = ["CachedModel", "RequestCache", "request_key"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -65,3 +69,48 @@ class RequestCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+class CachedModel:
+    """A model behind a ``RequestCache``: the same request is answered once, then from the cache.
+
+    Cached turns keep their recorded usage, so budgets behave as in the first run; ``raw`` marks
+    them as hits.
+    """
+
+    def __init__(self, inner: Model, cache: RequestCache, *, identity: str) -> None:
+        """``identity`` names what answers (model, endpoint, parameters) for the cache key."""
+        self.inner = inner
+        self.cache = cache
+        self.identity = identity
+        self.name = inner.name
+        self.hits = 0
+        self.misses = 0
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any] | None = None,
+    ) -> Turn:
+        key = request_key(self.identity, messages, tools, params or {})
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.hits += 1
+            turn = Turn.model_validate(cached)
+            return turn.model_copy(update={"latency_ms": 0.0, "raw": {"cache": "hit"}})
+        turn = await self.inner.complete(messages, tools, params)
+        self.misses += 1
+        self.cache.put(key, self.identity, turn.model_dump(mode="json", exclude={"raw"}))
+        return turn
+
+    async def probe(self) -> Any:
+        """The wrapped client's endpoint probe (None when it has none)."""
+        probe = getattr(self.inner, "probe", None)
+        return await probe() if probe is not None else None
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+        self.cache.close()

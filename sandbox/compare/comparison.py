@@ -24,17 +24,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.errors import AgentsError
+from agents.strategies import option_owners, options_for
 from agents.trajectory import Trajectory
 from mock_tools import SuiteError, Task, load_suite
-from sandbox.comparison_stats import PairedComparison, WinCell, paired_tests, win_cells
-from sandbox.config import RunConfig
+from sandbox.compare.stats import PairedComparison, WinCell, paired_tests, win_cells
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_run, summarise
 from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import RunSide
-from sandbox.registry import resolve_agent
-from sandbox.run_store import RunStore
-from sandbox.runner import run_suite, select_tasks
+from sandbox.run import resolve_strategy, run_suite, select_tasks
+from sandbox.store import RunConfig, RunStore
 
 __all__ = [
     "COMPARISON_FILE",
@@ -173,25 +173,40 @@ def run_comparison(
     names = [a.strip() for a in agents if a.strip()]
     if not names:
         raise ConfigError("--agents needs at least one agent, e.g. react,dfsdt,react@4")
-    specs = [
-        resolve_agent(a, width=config.width, depth_unit=config.depth_unit) for a in names
-    ]  # fail before running anything
-    labels = [s.name for s in specs]
+    configs = [_strategy_config(config, a) for a in names]  # fail before running anything
+    labels = [c.agent for c in configs]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"an agent is listed twice in {', '.join(names)}")
+    taken = {k for c in configs for k in c.agent_options}
+    unused = sorted(set(config.agent_options) - taken)
+    if unused:
+        owners = "; ".join(f"{o}: {', '.join(option_owners(o)) or 'none'}" for o in unused)
+        raise ConfigError(
+            f"no agent of {', '.join(labels)} takes option(s) {', '.join(unused)} "
+            f"(taken by {owners})"
+        )
     comp_id = _comparison_id(config, labels)
     folder = Path(config.out) / comp_id
     runs: list[str] = []
-    for spec in specs:
-        run_config = config.model_copy(
-            update={"agent": spec.name, "out": str(folder), "run_id": spec.name}
-        )
+    for run_config in configs:
+        run_config = run_config.model_copy(update={"out": str(folder), "run_id": run_config.agent})
         runs.append(run_suite(run_config, env=env, show_progress=show_progress).path)
     comparison = compare_runs(runs, suite_path=config.suite)
     comparison.id = comp_id
     comparison.path = str(folder)
     write_comparison(comparison, folder)
     return comparison
+
+
+def _strategy_config(config: RunConfig, agent: str) -> RunConfig:
+    """``config`` for one strategy of a comparison: its name as the run records it, and the
+    shared options it takes."""
+    try:
+        options = options_for(agent, config.agent_options)
+    except AgentsError as e:
+        raise ConfigError(str(e)) from e
+    one = config.model_copy(update={"agent": agent, "agent_options": options})
+    return one.model_copy(update={"agent": resolve_strategy(one).name})
 
 
 def write_comparison(comparison: Comparison, folder: Path) -> Path:

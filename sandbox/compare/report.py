@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.compare import Comparison
+from sandbox.compare.comparison import Comparison
 from sandbox.eval.plots import plot_cost_vs_pass, plot_rates
 
 __all__ = ["render_comparison_markdown", "write_comparison_report"]

@@ -27,14 +27,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from agents.toolenv import ToolEnv
 from agents.trajectory import Node, Trajectory
-from mock_tools import MockToolsError, Suite, create_app, in_process_client, load_suite
-from sandbox.config import RunConfig
-from sandbox.errors import ConfigError, RunError
+from mock_tools import MockToolsError, Suite, load_suite
+from sandbox.errors import RunError
 from sandbox.interop.observations import same_observation
-from sandbox.run_store import RunStore, read_trajectories
-from sandbox.runner import run_suite_async, select_tasks
-from sandbox.toolenv_http import HttpToolEnv
+from sandbox.run import run_suite_async, select_tasks
+from sandbox.store import RunConfig, RunStore, read_trajectories
+from sandbox.tool_envs import open_tool_envs
 
 __all__ = [
     "EpisodeVerdict",
@@ -43,6 +43,7 @@ __all__ = [
     "compare_trajectories",
     "replay_calls",
     "replay_run",
+    "replay_run_async",
 ]
 
 ReplayMode = Literal["agent", "calls"]
@@ -252,7 +253,7 @@ async def _replay_agent(
                 "run_id": None,
                 "tasks": ids,
                 "trials": max(t.trial for t in recorded) + 1,
-                "suite": _suite_path(store),
+                "suite": str(store.suite_path()),
             }
         )
         result = await run_suite_async(config, show_progress=False)
@@ -278,33 +279,26 @@ async def _replay_agent(
 async def replay_calls(
     store: RunStore, suite: Suite, recorded: list[Trajectory]
 ) -> list[EpisodeVerdict]:
-    """Re-issue every sent call of every node, in node order, and compare the observations."""
-    config: RunConfig = store.manifest.config
-    try:
-        app = create_app(suite, miss_policy=config.miss_policy)
-    except MockToolsError as e:
-        raise ConfigError(f"cannot build the mock tool server: {e}") from e
+    """Re-issue every sent call of every node, in node order, and compare the observations.
+
+    The calls go to the suite itself (in process), never to a server the run may have used."""
+    config: RunConfig = store.manifest.config.model_copy(update={"tools_url": None})
     tasks = {t.id: t for t in suite.tasks}
     verdicts: list[EpisodeVerdict] = []
-    async with in_process_client(app) as client:
+    async with open_tool_envs(config, suite) as tools:
         for traj in recorded:
             task = tasks.get(traj.scenario_id)
             if task is None:
                 verdicts.append(EpisodeVerdict.not_replayed(traj, "task", traj.scenario_id))
                 continue
-            env = HttpToolEnv(
-                client,
-                task,
-                suite.apis,
-                session=f"replay/{traj.run_id}/{traj.scenario_id}/{traj.trial}",
-                faults=config.run_faults(),
-            )
+            session = f"replay/{traj.run_id}/{traj.scenario_id}/{traj.trial}"
+            env = tools.for_episode(task, session=session)
             verdicts.append(await _replay_episode_calls(env, traj))
             await env.reset()
     return verdicts
 
 
-async def _replay_episode_calls(env: HttpToolEnv, traj: Trajectory) -> EpisodeVerdict:
+async def _replay_episode_calls(env: ToolEnv, traj: Trajectory) -> EpisodeVerdict:
     verdict = EpisodeVerdict(scenario_id=traj.scenario_id, trial=traj.trial)
     for node in sorted(traj.nodes, key=lambda n: n.id):
         for k, call in enumerate(node.calls):
@@ -329,25 +323,8 @@ async def _replay_episode_calls(env: HttpToolEnv, traj: Trajectory) -> EpisodeVe
 # -- helpers -------------------------------------------------------------------------------------
 
 
-def _suite_path(store: RunStore) -> str:
-    """The suite folder of a run: as recorded, relative to the run's folders, else to the cwd."""
-    recorded = store.manifest.suite.path or store.manifest.config.suite
-    if Path(recorded).is_absolute():
-        bases = [Path("/")]
-    else:
-        bases = [store.path.resolve(), *store.path.resolve().parents, Path.cwd()]
-    for base in bases:
-        candidate = base / recorded
-        if (candidate / "suite.yaml").is_file():
-            return str(candidate)
-    raise RunError(
-        f"the suite of run {store.manifest.run_id} is not at {recorded}; "
-        "run the replay from the folder the run was made in"
-    )
-
-
 def _load_suite(store: RunStore) -> Suite:
     try:
-        return load_suite(_suite_path(store))
+        return load_suite(store.suite_path())
     except MockToolsError as e:
         raise RunError(f"cannot load the suite of run {store.manifest.run_id}: {e}") from e

@@ -1,4 +1,4 @@
-"""The run folder: ``manifest.json``, ``trajectories.jsonl`` and ``scores.json``.
+"""The run folder: ``manifest.json``, ``trajectories.jsonl`` and ``scores.json`` (``RunStore``).
 
 ::
 
@@ -11,34 +11,26 @@ Crash safety: each trajectory is one ``write`` of a whole line on an ``O_APPEND`
 followed by ``fsync``, under a lock. A crash can at worst leave a torn last line; opening the store
 for appending cuts it. Readers ignore a torn last line. Resuming compacts the file (atomically)
 to one line per episode, dropping infrastructure- and harness-error episodes so they run again.
+May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import threading
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from agents.trajectory import Status, Trajectory
-from sandbox.config import RunConfig
 from sandbox.errors import RunError
+from sandbox.store.manifest import EpisodeKey, Manifest
 
 __all__ = [
     "MANIFEST",
     "SCORES",
     "TRAJECTORIES",
-    "EpisodeKey",
-    "Manifest",
-    "RunStatus",
     "RunStore",
-    "SuiteInfo",
-    "make_run_id",
     "needs_rerun",
     "read_trajectories",
 ]
@@ -46,68 +38,6 @@ __all__ = [
 MANIFEST = "manifest.json"
 TRAJECTORIES = "trajectories.jsonl"
 SCORES = "scores.json"
-MANIFEST_SCHEMA = "agent-sandbox/run@1"
-
-EpisodeKey = tuple[str, int]
-"""``(scenario_id, trial)``: the identity of an episode within a run."""
-
-RunStatus = Literal["running", "completed", "failed", "interrupted"]
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-class SuiteInfo(BaseModel):
-    name: str
-    version: str = ""
-    path: str = ""
-    fingerprint: str = ""
-
-
-class Manifest(BaseModel):
-    """What a run is and how it went; enough to resume or re-run it."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    schema_: str = Field(default=MANIFEST_SCHEMA, alias="schema")
-    run_id: str
-    config: RunConfig
-    suite: SuiteInfo
-    agent: dict[str, Any] = Field(default_factory=dict, description="Name and params.")
-    model: dict[str, Any] = Field(default_factory=dict, description="Resolved model, no secrets.")
-    episodes: list[EpisodeKey] = Field(
-        default_factory=list, description="Every selected (task, trial), in run order."
-    )
-    seed: int = 0
-    versions: dict[str, str] = Field(default_factory=dict)
-    git_sha: str | None = None
-    status: RunStatus = "running"
-    started_at: datetime = Field(default_factory=_now)
-    ended_at: datetime | None = None
-    resumed_at: list[datetime] = Field(default_factory=list)
-    error: str | None = None
-
-
-def make_run_id(config: RunConfig, when: datetime | None = None) -> str:
-    """``<UTC timestamp>-<agent>-<model>-<hash>``, readable and safe as a folder name."""
-    when = when or _now()
-    digest = hashlib.sha256(
-        (config.model_dump_json() + when.isoformat()).encode("utf-8")
-    ).hexdigest()[:6]
-    parts = [when.strftime("%Y%m%d-%H%M%S"), _slug(config.agent), _model_slug(config.model), digest]
-    return "-".join(p for p in parts if p)
-
-
-def _slug(text: str, limit: int = 32) -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()[:limit]
-
-
-def _model_slug(name: str) -> str:
-    """``openai:Qwen/Qwen2.5-7B-Instruct@http://...`` -> ``qwen2.5-7b-instruct``."""
-    if "@" in name and ":" in name.split("@", 1)[0]:
-        name = name.split("@", 1)[0].split(":", 1)[1]
-    return _slug(name.rsplit("/", 1)[-1])
 
 
 class RunStore:
@@ -145,6 +75,24 @@ class RunStore:
         except (OSError, ValidationError, ValueError) as e:
             raise RunError(f"{file}: cannot read the manifest: {e}") from e
         return cls(path, manifest)
+
+    def suite_path(self) -> Path:
+        """The suite folder of the run: as recorded, relative to the run's folders, else to the
+        working directory; ``RunError`` when it is in none of them."""
+        recorded = self.manifest.suite.path or self.manifest.config.suite
+        if Path(recorded).is_absolute():
+            bases = [Path("/")]
+        else:
+            here = self.path.resolve()
+            bases = [here, *here.parents, Path.cwd()]
+        for base in bases:
+            candidate = base / recorded
+            if (candidate / "suite.yaml").is_file():
+                return candidate
+        raise RunError(
+            f"the suite of run {self.manifest.run_id} is not at {recorded}; "
+            "run the command from the folder the run was made in"
+        )
 
     def write_manifest(self) -> None:
         text = self.manifest.model_dump_json(indent=2, by_alias=True) + "\n"

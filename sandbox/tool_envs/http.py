@@ -8,7 +8,7 @@ server does raises into the agent loop.
 Scoping: each env sends ``X-Sandbox-Scenario`` (the task id: per-scenario faults, fault hash) and
 ``X-Sandbox-Session`` (one per episode, so identical calls count occurrences from 1 in every
 episode). A run-wide fault config, when given, goes in ``X-Sandbox-Faults`` unless the task has
-its own.
+its own. May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The FastAPI app factory: one deterministic mock server per suite.
+"""The HTTP transport: ``create_app(suite)`` serves a ``MockToolService`` with FastAPI.
 
 Routes
     POST /tools/{tool}/{api}    native route; the JSON body is the arguments object
@@ -20,42 +20,37 @@ upstream | fault:<kind> | unknown | invalid | bad_request``) and is counted in `
 Request headers: ``X-Sandbox-Session`` scopes occurrence counting (else ``X-Sandbox-Scenario``,
 else one shared scope); ``X-Sandbox-Scenario`` also picks per-scenario faults and seeds the fault
 hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig``.
+
+This module only parses requests and renders answers: the call path is the service's
+(``mock_tools.service``). May import the service, miss, faults and suite modules.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi import Response as HTTPResponse
 from fastapi.openapi.utils import get_openapi
-from jsonschema import SchemaError
-from jsonschema.validators import validator_for
 
-from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError
-from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
+from mock_tools.faults import FaultPlan, parse_fault_header
 from mock_tools.miss import (
     DEFAULT_NEAREST_THRESHOLD,
-    MISS_POLICIES,
     MissPolicy,
     Simulator,
     Upstream,
-    nearest_key,
-    run_simulator,
+    build_miss_policy,
 )
-from mock_tools.models import FaultConfig, Provenance, Recording, Response
-from mock_tools.names import NameResolver, function_name, standardize
-from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
+from mock_tools.models import FaultConfig, Response
+from mock_tools.names import function_name, standardize
+from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
+from mock_tools.store import RecordingWriter
 from mock_tools.suite import Suite
 
 __all__ = [
@@ -74,211 +69,7 @@ SCENARIO_HEADER = "X-Sandbox-Scenario"
 SESSION_HEADER = "X-Sandbox-Session"
 FAULTS_HEADER = "X-Sandbox-Faults"
 DEFAULT_MAX_BODY_BYTES = 1_000_000
-_MAX_VIOLATIONS = 50
-_VALID_MEMO_SIZE = 100_000
 _OBJECT_BODY = {"type": "object", "additionalProperties": True}
-
-
-class _Reject(Exception):
-    """Bad input, answered with ``status`` and a structured body in the route's shape."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-    @property
-    def provenance(self) -> str:
-        return {404: "unknown", 422: "invalid"}.get(self.status, "bad_request")
-
-
-@dataclass(frozen=True)
-class _Context:
-    scenario: str | None
-    scope: str
-    faults: FaultConfig | None
-
-
-@dataclass
-class _Outcome:
-    provenance: str
-    response: Response
-    occurrence: int
-    code: str | None = None
-    status: int = 200
-    headers: Mapping[str, str] | None = None
-    raw: bytes | None = None
-
-
-class _Stats:
-    def __init__(self) -> None:
-        self.totals: Counter[str] = Counter()
-        self.apis: dict[str, Counter[str]] = {}
-
-    def count(self, provenance: str, tool: str | None = None, api: str | None = None) -> None:
-        self.totals[provenance] += 1
-        if tool is not None and api is not None:
-            self.apis.setdefault(f"{tool}/{api}", Counter())[provenance] += 1
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "totals": dict(sorted(self.totals.items())),
-            "apis": {k: dict(sorted(v.items())) for k, v in sorted(self.apis.items())},
-        }
-
-
-class MockToolService:
-    """The app's state and the call path (lookup, faults, miss policy); one per app."""
-
-    def __init__(
-        self,
-        suite: Suite,
-        *,
-        miss_policy: MissPolicy,
-        faults: FaultPlan,
-        simulator: Simulator | None,
-        upstream: Upstream | None,
-        writer: RecordingWriter | None,
-        nearest_threshold: float,
-    ) -> None:
-        self.suite = suite
-        self.store = RecordingStore.from_suite(suite)
-        self.resolver = NameResolver(suite.apis)
-        self.miss_policy = miss_policy
-        self.faults = faults
-        self.simulator = simulator
-        self.upstream = upstream
-        self.writer = writer
-        self.nearest_threshold = nearest_threshold
-        self.attempts = OccurrenceCounter()
-        self.deliveries = OccurrenceCounter()
-        self.stats = _Stats()
-        self._validators: dict[tuple[str, str], Any] = {}
-        self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid
-
-    def resolve(self, tool: str, api: str) -> tuple[str, str]:
-        pair = self.resolver.resolve(tool, api)
-        if pair is None:
-            known_tool = self.resolver.tool(tool) is not None
-            what = f"API {api!r} of tool {tool!r}" if known_tool else f"tool {tool!r}"
-            raise _Reject(
-                404,
-                "unknown_api",
-                f"unknown {what}",
-                suggestions=self.resolver.suggest(tool, api),
-            )
-        return pair
-
-    def _validator(self, tool: str, api: str) -> Any:
-        if (tool, api) not in self._validators:
-            schema = self.suite.apis[(tool, api)].parameters
-            cls = validator_for(schema)
-            try:
-                cls.check_schema(schema)
-                self._validators[(tool, api)] = cls(schema)
-            except SchemaError:
-                self._validators[(tool, api)] = None  # `validate` reports it; serve unchecked
-        return self._validators[(tool, api)]
-
-    def canonicalise(self, tool: str, api: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """Canonical arguments and their key, or a 422 listing every schema violation."""
-        canon = canonical_args(args, self.suite.apis[(tool, api)].parameters)
-        key = dumps_canonical(canon)
-        memo = (tool, api, key)
-        if memo in self._valid:
-            return canon, key
-        validator = self._validator(tool, api)
-        if validator is not None:
-            errors = sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
-            if errors:
-                violations = [
-                    {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
-                    for e in errors[:_MAX_VIOLATIONS]
-                ]
-                raise _Reject(
-                    422,
-                    "invalid_arguments",
-                    f"arguments of {tool}/{api} do not match its schema",
-                    violations=violations,
-                )
-        if len(self._valid) >= _VALID_MEMO_SIZE:
-            self._valid.clear()
-        self._valid[memo] = None
-        return canon, key
-
-    async def call(
-        self, tool: str, api: str, canon: dict[str, Any], key: str, ctx: _Context
-    ) -> _Outcome:
-        attempt = self.attempts.next(ctx.scope, tool, api, key)
-        config = self.faults.config_for(ctx.scenario, ctx.faults)
-        kind = decide_fault(config, ctx.scenario, tool, api, key, attempt)
-        if kind is not None:
-            reply = fault_reply(kind)
-            resp = Response(ok=False, error=reply.message)
-            return _Outcome(
-                f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
-            )
-        occurrence = self.deliveries.next(ctx.scope, tool, api, key)
-        hit = self.store.get(tool, api, key, occurrence)
-        if hit is not None:
-            return _Outcome("hit", hit, occurrence)
-        return await self._miss(tool, api, key, canon, occurrence)
-
-    async def _miss(
-        self, tool: str, api: str, key: str, canon: dict[str, Any], occurrence: int
-    ) -> _Outcome:
-        if self.miss_policy == "nearest":
-            found = nearest_key(self.store.keys(tool, api), key, self.nearest_threshold)
-            if found is not None:
-                resp = self.store.get(tool, api, found[0], occurrence)
-                assert resp is not None
-                return _Outcome("nearest", resp, occurrence)
-        elif self.miss_policy == "simulate" and self.simulator is not None:
-            try:
-                resp = await run_simulator(self.simulator, tool, api, canon)
-            except Exception as e:  # the simulator is user code: report, never crash
-                msg = f"simulator failed: {type(e).__name__}: {e}"
-                return _Outcome(
-                    "miss", Response(ok=False, error=msg), occurrence, "sim_failed", 502
-                )
-            return _Outcome(
-                "simulated", await self._record(tool, api, key, canon, resp), occurrence
-            )
-        elif self.miss_policy == "upstream" and self.upstream is not None:
-            answer = await self.upstream.fetch(tool, api, canon)
-            if not answer.recordable:
-                return _Outcome("miss", answer.response, occurrence, "upstream_failed", 502)
-            resp = await self._record(tool, api, key, canon, answer.response, "upstream")
-            return _Outcome("upstream", resp, occurrence)
-        msg = f"no recording for {tool}/{api} with arguments {key}"
-        return _Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
-
-    async def _record(
-        self,
-        tool: str,
-        api: str,
-        key: str,
-        canon: dict[str, Any],
-        resp: Response,
-        source: str = "simulated",
-    ) -> Response:
-        """Index a produced response (first writer wins) and append it to ``record_to``."""
-        if self.store.add_keyed(tool, api, key, resp) and self.writer is not None:
-            rec = Recording(
-                tool=tool,
-                api=api,
-                args=canon,
-                response=resp,
-                provenance=Provenance(source=source, recorded_at=datetime.now(timezone.utc)),
-            )
-            await anyio.to_thread.run_sync(self.writer.append, rec)
-        stored = self.store.get(tool, api, key)
-        return stored if stored is not None else resp
-
-    async def aclose(self) -> None:
-        if self.upstream is not None:
-            await self.upstream.aclose()
-        if self.writer is not None:
-            self.writer.close()
 
 
 # ---------------------------------------------------------------------------------------- HTTP
@@ -287,7 +78,7 @@ class MockToolService:
 async def _read_json(request: Request, limit: int) -> Any:
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
-        raise _Reject(413, "body_too_large", f"request body over {limit} bytes")
+        raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
     if length is not None and length.isdigit():
         raw = await request.body()
     else:
@@ -295,26 +86,26 @@ async def _read_json(request: Request, limit: int) -> Any:
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise _Reject(413, "body_too_large", f"request body over {limit} bytes")
+                raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
             chunks.append(chunk)
         raw = b"".join(chunks)
     if len(raw) > limit:
-        raise _Reject(413, "body_too_large", f"request body over {limit} bytes")
+        raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
     if not raw.strip():
         return {}
     try:
         return json.loads(raw)
     except (ValueError, RecursionError) as e:
-        raise _Reject(400, "malformed_json", f"request body is not valid JSON: {e}") from None
+        raise Rejected(400, "malformed_json", f"request body is not valid JSON: {e}") from None
 
 
 def _object(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _Reject(422, "not_an_object", f"{what} must be a JSON object")
+        raise Rejected(422, "not_an_object", f"{what} must be a JSON object")
     return value
 
 
-def _context(request: Request) -> _Context:
+def _context(request: Request) -> CallContext:
     h = request.headers
     scenario = h.get(SCENARIO_HEADER)
     faults = None
@@ -322,8 +113,8 @@ def _context(request: Request) -> _Context:
         try:
             faults = parse_fault_header(h[FAULTS_HEADER])
         except MockToolsError as e:
-            raise _Reject(400, "bad_fault_header", str(e)) from None
-    return _Context(scenario, h.get(SESSION_HEADER) or scenario or "", faults)
+            raise Rejected(400, "bad_fault_header", str(e)) from None
+    return CallContext(scenario, h.get(SESSION_HEADER) or scenario or "", faults)
 
 
 def _reply(
@@ -334,7 +125,7 @@ def _reply(
     return HTTPResponse(body, status, headers, media_type="application/json")
 
 
-def _native_payload(o: _Outcome) -> dict[str, Any]:
+def _native_payload(o: Outcome) -> dict[str, Any]:
     r = o.response
     out = {"ok": r.ok, "body": r.body, "error": r.error, "provenance": o.provenance}
     if o.code is not None:
@@ -342,7 +133,7 @@ def _native_payload(o: _Outcome) -> dict[str, Any]:
     return out
 
 
-def _virtual_payload(o: _Outcome) -> dict[str, Any]:
+def _virtual_payload(o: Outcome) -> dict[str, Any]:
     r = o.response
     return {"error": "" if r.ok else r.error, "response": r.body if r.body is not None else ""}
 
@@ -359,7 +150,7 @@ class _HitBodies:
         self._bodies: dict[tuple[int, bool], tuple[Response, bytes]] = {}
         self._limit = limit
 
-    def get(self, o: _Outcome, virtual: bool) -> bytes:
+    def get(self, o: Outcome, virtual: bool) -> bytes:
         key = (id(o.response), virtual)
         cached = self._bodies.get(key)
         if cached is not None and cached[0] is o.response:
@@ -375,7 +166,7 @@ def _dumps(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str).encode()
 
 
-def _render(o: _Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
+def _render(o: Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
     headers = {OCCURRENCE_HEADER: str(o.occurrence), **(o.headers or {})}
     if o.raw is not None:
         headers[PROVENANCE_HEADER] = o.provenance
@@ -387,7 +178,7 @@ def _render(o: _Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
     return _reply(payload, o.status, o.provenance, headers)
 
 
-def _reject(e: _Reject, virtual: bool) -> HTTPResponse:
+def _reject(e: Rejected, virtual: bool) -> HTTPResponse:
     if virtual:
         payload: dict[str, Any] = {"error": e.message, "response": "", "code": e.code, **e.extra}
     else:
@@ -403,7 +194,7 @@ def _slug(name: str) -> str:
 def create_app(
     suite: Suite,
     *,
-    miss_policy: MissPolicy = "error",
+    miss_policy: str | MissPolicy = "error",
     fault: FaultConfig | None = None,
     scenario_faults: Mapping[str, FaultConfig] | None = None,
     simulator: Simulator | None = None,
@@ -415,29 +206,37 @@ def create_app(
 ) -> FastAPI:
     """A FastAPI app serving ``suite``'s recordings deterministically.
 
-    ``fault`` applies to every call; a task's own ``faults`` applies to calls that name the task in
+    ``miss_policy`` is a policy object or a name built with ``simulator``, ``upstream`` /
+    ``upstream_url`` or ``nearest_threshold`` (``mock_tools.miss.build_miss_policy``). ``fault``
+    applies to every call; a task's own ``faults`` applies to calls that name the task in
     ``X-Sandbox-Scenario``; ``scenario_faults`` overrides both per scenario id. ``record_to`` is
     the JSONL file that simulated/upstream responses are appended to.
     """
-    if miss_policy not in MISS_POLICIES:
-        raise MockToolsError(f"unknown miss policy {miss_policy!r}; known: {list(MISS_POLICIES)}")
-    if miss_policy == "simulate" and simulator is None:
-        raise MockToolsError("miss policy 'simulate' needs a simulator callable")
-    if upstream is None and upstream_url is not None:
-        upstream = Upstream(upstream_url)
-    if miss_policy == "upstream" and upstream is None:
-        raise MockToolsError("miss policy 'upstream' needs upstream_url")
+    policy = (
+        build_miss_policy(
+            miss_policy,
+            simulator=simulator,
+            upstream=upstream,
+            upstream_url=upstream_url,
+            threshold=nearest_threshold,
+        )
+        if isinstance(miss_policy, str)
+        else miss_policy
+    )
     per_scenario = {t.id: t.faults for t in suite.tasks if t.faults is not None}
     per_scenario.update(scenario_faults or {})
     service = MockToolService(
         suite,
-        miss_policy=miss_policy,
+        miss_policy=policy,
         faults=FaultPlan(fault, per_scenario),
-        simulator=simulator,
-        upstream=upstream,
         writer=RecordingWriter(record_to) if record_to is not None else None,
-        nearest_threshold=nearest_threshold,
     )
+    return http_app(service, max_body_bytes=max_body_bytes)
+
+
+def http_app(service: MockToolService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
+    """The routes over an existing service (``create_app`` builds the service too)."""
+    suite = service.suite
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -465,16 +264,13 @@ def create_app(
             else:
                 tool, api = service.resolve(tool, api)
                 args = _object(await _read_json(request, max_body_bytes), "arguments")
-            try:
-                canon, key = service.canonicalise(tool, api, args)
-            except _Reject as e:
-                service.stats.count(e.provenance, tool, api)
-                return _reject(e, virtual)
-            outcome = await service.call(tool, api, canon, key, ctx)
-        except _Reject as e:
+        except Rejected as e:
             service.stats.count(e.provenance)
             return _reject(e, virtual)
-        service.stats.count(outcome.provenance, tool, api)
+        try:
+            _, _, outcome = await service.handle(tool, api, args, ctx)
+        except Rejected as e:
+            return _reject(e, virtual)
         return _render(outcome, virtual, hit_bodies)
 
     body_doc = {
@@ -500,14 +296,7 @@ def create_app(
 
     @app.get("/health", tags=["meta"])
     async def health() -> dict[str, Any]:
-        return {
-            "status": "ok",
-            "suite": suite.name,
-            "fingerprint": suite.fingerprint,
-            "apis": len(suite.apis),
-            "recordings": len(service.store),
-            "miss_policy": miss_policy,
-        }
+        return service.health()
 
     catalog = _catalog(suite)
 
@@ -523,9 +312,7 @@ def create_app(
     async def reset(request: Request) -> dict[str, int]:
         """Forget occurrence counts of the header's session/scenario scope (all without one)."""
         scope = request.headers.get(SESSION_HEADER) or request.headers.get(SCENARIO_HEADER)
-        n = service.deliveries.reset(scope)
-        service.attempts.reset(scope)
-        return {"reset_scopes": n}
+        return {"reset_scopes": service.reset(scope)}
 
     typed = _typed_paths(suite)
     by_path = {path: pair for pair, path in typed.items()}
@@ -630,7 +417,7 @@ _VIRTUAL_SCHEMA = {
 def _virtual_target(payload: dict[str, Any]) -> tuple[str, str]:
     tool, api = payload.get("tool_name"), payload.get("api_name")
     if not isinstance(api, str) or not api or (tool is not None and not isinstance(tool, str)):
-        raise _Reject(422, "invalid_request", "tool_name and api_name must be strings")
+        raise Rejected(422, "invalid_request", "tool_name and api_name must be strings")
     return tool or "", api
 
 
@@ -641,5 +428,5 @@ def _tool_input(value: Any) -> dict[str, Any]:
         try:
             value = json.loads(value)
         except (ValueError, RecursionError):
-            raise _Reject(400, "malformed_json", "tool_input is not valid JSON") from None
+            raise Rejected(400, "malformed_json", "tool_input is not valid JSON") from None
     return _object(value, "tool_input")

@@ -1,0 +1,262 @@
+"""The mock tool service: lookup, occurrences, faults, miss policy and provenance; no protocol.
+
+``MockToolService.handle(tool, api, args, ctx)`` is the whole call path every transport shares
+(the HTTP routes of ``mock_tools.http_app`` today, MCP next): resolve the names, canonicalise and
+validate the arguments, decide an injected fault, count the occurrence, look the call up, and on
+a miss ask the miss policy (``mock_tools.miss``), recording what it produced when it says so.
+Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
+Every outcome is counted in ``stats``. May import the suite, store, canonical, faults, names and
+miss modules; never FastAPI or a transport.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import anyio.to_thread
+from jsonschema import SchemaError
+from jsonschema.validators import validator_for
+
+from mock_tools.canonical import canonical_args, dumps_canonical
+from mock_tools.errors import MockToolsError
+from mock_tools.faults import FaultPlan, decide_fault, fault_reply
+from mock_tools.miss import ErrorPolicy, Miss, MissPolicy
+from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
+from mock_tools.names import NameResolver
+from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
+from mock_tools.suite import Suite
+
+__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats"]
+
+_MAX_VIOLATIONS = 50
+_VALID_MEMO_SIZE = 100_000
+
+
+class Rejected(MockToolsError):
+    """Bad input: a transport answers it with ``status`` and a structured body."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+    @property
+    def provenance(self) -> str:
+        return {404: "unknown", 422: "invalid"}.get(self.status, "bad_request")
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who calls: the scenario (per-scenario faults, fault hash), the occurrence scope (one per
+    episode or session) and a fault config sent with the call, if any."""
+
+    scenario: str | None = None
+    scope: str = ""
+    faults: FaultConfig | None = None
+
+
+@dataclass
+class Outcome:
+    """How a call was answered."""
+
+    provenance: str
+    response: Response
+    occurrence: int
+    code: str | None = None
+    status: int = 200
+    headers: Mapping[str, str] | None = None
+    raw: bytes | None = None
+    """Bytes to send as they are (an injected malformed or empty body)."""
+
+
+class Stats:
+    """Answers counted by provenance, overall and per API."""
+
+    def __init__(self) -> None:
+        self.totals: Counter[str] = Counter()
+        self.apis: dict[str, Counter[str]] = {}
+
+    def count(self, provenance: str, tool: str | None = None, api: str | None = None) -> None:
+        self.totals[provenance] += 1
+        if tool is not None and api is not None:
+            self.apis.setdefault(f"{tool}/{api}", Counter())[provenance] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "totals": dict(sorted(self.totals.items())),
+            "apis": {k: dict(sorted(v.items())) for k, v in sorted(self.apis.items())},
+        }
+
+
+class MockToolService:
+    """One suite's deterministic tools; one instance per server."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        *,
+        miss_policy: MissPolicy | None = None,
+        faults: FaultPlan | None = None,
+        writer: RecordingWriter | None = None,
+    ) -> None:
+        self.suite = suite
+        self.store = RecordingStore.from_suite(suite)
+        self.resolver = NameResolver(suite.apis)
+        self.miss_policy: MissPolicy = miss_policy or ErrorPolicy()
+        self.faults = faults or FaultPlan()
+        self.writer = writer
+        self.attempts = OccurrenceCounter()
+        self.deliveries = OccurrenceCounter()
+        self.stats = Stats()
+        self._validators: dict[tuple[str, str], Any] = {}
+        self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid
+
+    # -- the call path ----------------------------------------------------------------------------
+
+    async def handle(
+        self, tool: str, api: str, args: Any, ctx: CallContext
+    ) -> tuple[str, str, Outcome]:
+        """Resolve, validate and answer one call; returns the suite's ``(tool, api)`` and the
+        outcome. ``Rejected`` for bad input (counted in ``stats`` like every outcome)."""
+        try:
+            tool, api = self.resolve(tool, api)
+        except Rejected as e:
+            self.stats.count(e.provenance)
+            raise
+        try:
+            if not isinstance(args, dict):
+                raise Rejected(422, "not_an_object", "arguments must be a JSON object")
+            canon, key = self.canonicalise(tool, api, args)
+        except Rejected as e:
+            self.stats.count(e.provenance, tool, api)
+            raise
+        outcome = await self.call(tool, api, canon, key, ctx)
+        self.stats.count(outcome.provenance, tool, api)
+        return tool, api, outcome
+
+    def resolve(self, tool: str, api: str) -> tuple[str, str]:
+        pair = self.resolver.resolve(tool, api)
+        if pair is None:
+            known_tool = self.resolver.tool(tool) is not None
+            what = f"API {api!r} of tool {tool!r}" if known_tool else f"tool {tool!r}"
+            raise Rejected(
+                404,
+                "unknown_api",
+                f"unknown {what}",
+                suggestions=self.resolver.suggest(tool, api),
+            )
+        return pair
+
+    def _validator(self, tool: str, api: str) -> Any:
+        if (tool, api) not in self._validators:
+            schema = self.suite.apis[(tool, api)].parameters
+            cls = validator_for(schema)
+            try:
+                cls.check_schema(schema)
+                self._validators[(tool, api)] = cls(schema)
+            except SchemaError:
+                self._validators[(tool, api)] = None  # `validate` reports it; serve unchecked
+        return self._validators[(tool, api)]
+
+    def canonicalise(self, tool: str, api: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """Canonical arguments and their key, or a 422 listing every schema violation."""
+        canon = canonical_args(args, self.suite.apis[(tool, api)].parameters)
+        key = dumps_canonical(canon)
+        memo = (tool, api, key)
+        if memo in self._valid:
+            return canon, key
+        validator = self._validator(tool, api)
+        if validator is not None:
+            errors = sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
+            if errors:
+                violations = [
+                    {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
+                    for e in errors[:_MAX_VIOLATIONS]
+                ]
+                raise Rejected(
+                    422,
+                    "invalid_arguments",
+                    f"arguments of {tool}/{api} do not match its schema",
+                    violations=violations,
+                )
+        if len(self._valid) >= _VALID_MEMO_SIZE:
+            self._valid.clear()
+        self._valid[memo] = None
+        return canon, key
+
+    async def call(
+        self, tool: str, api: str, canon: dict[str, Any], key: str, ctx: CallContext
+    ) -> Outcome:
+        """Answer a resolved, canonical call: fault, recording, or the miss policy."""
+        attempt = self.attempts.next(ctx.scope, tool, api, key)
+        config = self.faults.config_for(ctx.scenario, ctx.faults)
+        kind = decide_fault(config, ctx.scenario, tool, api, key, attempt)
+        if kind is not None:
+            reply = fault_reply(kind)
+            resp = Response(ok=False, error=reply.message)
+            return Outcome(
+                f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
+            )
+        occurrence = self.deliveries.next(ctx.scope, tool, api, key)
+        hit = self.store.get(tool, api, key, occurrence)
+        if hit is not None:
+            return Outcome("hit", hit, occurrence)
+        answer = await self.miss_policy.answer(
+            Miss(tool=tool, api=api, key=key, args=canon, occurrence=occurrence, store=self.store)
+        )
+        if answer is None:
+            msg = f"no recording for {tool}/{api} with arguments {key}"
+            return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
+        response = answer.response
+        if answer.record:
+            source: Source = "upstream" if answer.provenance == "upstream" else "simulated"
+            response = await self._record(tool, api, key, canon, response, source)
+        return Outcome(answer.provenance, response, occurrence, answer.code, answer.status)
+
+    async def _record(
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        canon: dict[str, Any],
+        resp: Response,
+        source: Source,
+    ) -> Response:
+        """Index a produced response (first writer wins) and append it to the writer."""
+        if self.store.add_keyed(tool, api, key, resp) and self.writer is not None:
+            rec = Recording(
+                tool=tool,
+                api=api,
+                args=canon,
+                response=resp,
+                provenance=Provenance(source=source, recorded_at=datetime.now(timezone.utc)),
+            )
+            await anyio.to_thread.run_sync(self.writer.append, rec)
+        stored = self.store.get(tool, api, key)
+        return stored if stored is not None else resp
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+
+    def reset(self, scope: str | None) -> int:
+        """Forget occurrence counts of one scope (all without one); returns scopes dropped."""
+        n = self.deliveries.reset(scope)
+        self.attempts.reset(scope)
+        return n
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "suite": self.suite.name,
+            "fingerprint": self.suite.fingerprint,
+            "apis": len(self.suite.apis),
+            "recordings": len(self.store),
+            "miss_policy": self.miss_policy.name,
+        }
+
+    async def aclose(self) -> None:
+        await self.miss_policy.aclose()
+        if self.writer is not None:
+            self.writer.close()

@@ -1,0 +1,107 @@
+"""The kind ``openai``: any OpenAI-compatible endpoint, one client shared by every episode.
+
+Native tool calls, or the Thought/Action text adapter (``tool_calls: text``); the opt-in model
+cache (``--model-cache``) wraps the client. ``probe`` asks the endpoint once before a run and, when
+nothing answers, says how to start a server and how to point elsewhere. May import
+``sandbox.models.provider``, ``sandbox.models.cache`` and ``sandbox.errors`` only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agents.errors import ModelError
+from agents.model import Model
+from mock_tools.models import Task
+from sandbox.errors import ConfigError, ModelUnreachableError
+from sandbox.models.cache import CachedModel, RequestCache
+from sandbox.models.provider import ModelSettings, ModelSpec
+
+if TYPE_CHECKING:
+    from agents.models.openai_compat import OpenAICompatModel
+
+__all__ = [
+    "VLLM_HINT",
+    "RemoteModels",
+    "build_remote",
+    "openai_client",
+    "unreachable_message",
+]
+
+VLLM_HINT = (
+    "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes"
+)
+
+
+class RemoteModels:
+    """One client of the endpoint, shared by every episode (and wrapped in the cache if asked)."""
+
+    def __init__(self, spec: ModelSpec, settings: ModelSettings) -> None:
+        # Imported here, not at the top: start-up time that offline runs never need.
+        from agents.models.text_react import TextReActModel
+
+        self.spec = spec
+        client: Model = openai_client(spec)
+        if spec.tool_calls == "text":
+            client = TextReActModel(client)
+        if settings.cache_path is not None:
+            # What the request is, not where it goes: the same model served from another host
+            # answers from the same cache.
+            identity = spec.model_dump_json(include={"kind", "model", "tool_calls", "params"})
+            client = CachedModel(client, RequestCache(settings.cache_path), identity=identity)
+        self.model = client
+
+    def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
+        return self.model
+
+    async def probe(self) -> None:
+        probe: Any = getattr(self.model, "probe", None)
+        if probe is None:
+            return
+        try:
+            ok = await probe()
+        except ModelError as e:
+            raise ModelUnreachableError(unreachable_message(self.spec, str(e))) from e
+        if ok is False:
+            raise ModelUnreachableError(unreachable_message(self.spec, "the probe failed"))
+
+    async def aclose(self) -> None:
+        close: Any = getattr(self.model, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def openai_client(spec: ModelSpec) -> OpenAICompatModel:
+    """A plain client of the spec's endpoint (native tool calls, no cache)."""
+    if not spec.model or not spec.base_url:
+        raise ConfigError(f"model {spec.name!r} needs a model name and a base_url")
+    # Imported here, not at the top: the openai package costs start-up time that offline runs
+    # never need.
+    from agents.models.openai_compat import OpenAICompatModel
+
+    return OpenAICompatModel(
+        model=spec.model,
+        base_url=spec.base_url,
+        api_key=spec.api_key or None,
+        name=spec.name,
+        timeout=spec.timeout,
+        params=dict(spec.params) or None,
+    )
+
+
+def build_remote(spec: ModelSpec, settings: ModelSettings) -> RemoteModels:
+    return RemoteModels(spec, settings)
+
+
+def unreachable_message(spec: ModelSpec, reason: str) -> str:
+    lines = [f"model {spec.name!r} is unreachable at {spec.base_url}: {reason}"]
+    hint = spec.start_hint or (VLLM_HINT if spec.base_url_env else None)
+    if hint:
+        lines.append(f"  start it, e.g.: {hint}")
+    else:
+        lines.append(f"  start an OpenAI-compatible server there, e.g.: {VLLM_HINT}")
+    where = "  or point elsewhere: MODEL=openai:<model>@<base_url>"
+    if spec.base_url_env:
+        where += f", or set {spec.base_url_env}=<base_url>"
+    lines.append(where)
+    return "\n".join(lines)

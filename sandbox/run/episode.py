@@ -1,0 +1,83 @@
+"""One episode: a fresh agent and model on a per-episode tool env, and the trajectory it leaves.
+
+A bug in an agent or a model (any exception but a ``SandboxError``) does not stop the run: the
+episode is recorded with status ``error`` and an ``internal`` error holding the traceback, so
+``--resume`` runs it again. May import ``sandbox.models``, ``sandbox.tool_envs``,
+``sandbox.store`` and ``agents`` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from datetime import datetime, timezone
+
+from agents.agent import EpisodeMeta
+from agents.budget import Budget
+from agents.strategies import ResolvedStrategy
+from agents.trajectory import Component, ErrorRecord, Status, Trajectory
+from mock_tools import Task
+from sandbox.errors import SandboxError
+from sandbox.models import ModelProvider, ModelSpec
+from sandbox.tool_envs import ToolEnvs
+
+__all__ = ["EpisodePlan", "run_episode"]
+
+log = logging.getLogger(__name__)
+
+
+class EpisodePlan:
+    """What every episode of a run shares: the strategy, the models, the budget, the seed."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        strategy: ResolvedStrategy,
+        models: ModelProvider,
+        model_spec: ModelSpec,
+        budget: Budget,
+        seed: int,
+    ) -> None:
+        self.run_id = run_id
+        self.strategy = strategy
+        self.models = models
+        self.model_spec = model_spec
+        self.budget = budget
+        self.seed = seed
+
+
+async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
+    """Run episode ``(task, trial)`` and return its trajectory (never raises for a bug in it)."""
+    env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
+    meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
+    started = datetime.now(timezone.utc)
+    try:
+        model = plan.models.for_episode(task, seed=plan.seed, trial=trial)
+        agent = plan.strategy.build()
+        traj = await agent.run(
+            model=model, env=env, query=task.query, budget=plan.budget, episode=meta
+        )
+    except SandboxError:
+        raise
+    except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
+        tb = traceback.format_exc()
+        log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)
+        traj = Trajectory(
+            run_id=plan.run_id,
+            scenario_id=task.id,
+            trial=trial,
+            agent=Component(name=plan.strategy.name, params=plan.strategy.params),
+            model=Component(name=plan.model_spec.name, params=plan.model_spec.public()),
+            seed=plan.seed,
+            status=Status.error,
+            end_reason=f"internal_error:{type(e).__name__}",
+            errors=[ErrorRecord(kind="internal", message=f"{type(e).__name__}: {e}\n{tb}")],
+            started_at=started,
+            ended_at=datetime.now(timezone.utc),
+        )
+    finally:
+        await env.reset()
+    traj.run_id = plan.run_id
+    traj.trial = trial
+    return traj
