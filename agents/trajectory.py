@@ -77,12 +77,23 @@ class Node(BaseModel):
 
 
 class EpisodeUsage(BaseModel):
+    """What an episode consumed. The one usage record: a run's totals add these up."""
+
     model_calls: int = 0
     tool_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
     wall_seconds: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: EpisodeUsage) -> None:
+        """Add ``other``'s counts to these."""
+        for name in EpisodeUsage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 class ErrorRecord(BaseModel):

@@ -25,6 +25,7 @@ from typing import Any
 from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP, Observation
 from agents.trajectory import Component, FinishCall, Node, Status, StepCall, Trajectory
 from sandbox.errors import RunError, SandboxError
+from sandbox.interop.finish import finish_answer
 from sandbox.interop.suite_writer import file_slug
 from sandbox.store import read_trajectories
 
@@ -207,7 +208,7 @@ def _trajectory(test_set: str, qid: str, entry: dict[str, Any]) -> Trajectory:
                 )
             thought = None
     finish = nodes[-1].finish if nodes and nodes[-1].finish else None
-    final = _final_answer(str(answer.get("final_answer") or ""))
+    final = finish_answer(answer.get("final_answer"))
     gave_answer = finish is not None and finish.return_type == GIVE_ANSWER
     answered = gave_answer or final is not None
     return Trajectory(
@@ -224,18 +225,3 @@ def _trajectory(test_set: str, qid: str, entry: dict[str, Any]) -> Trajectory:
         nodes=nodes,
         chosen_path=[n.id for n in nodes],
     )
-
-
-def _final_answer(text: str) -> str | None:
-    if not text.strip():
-        return None
-    try:
-        args = json.loads(text)
-    except json.JSONDecodeError:
-        return text
-    if isinstance(args, dict):
-        if args.get("return_type") != GIVE_ANSWER:
-            return None
-        answer = args.get("final_answer")
-        return answer if isinstance(answer, str) else ""
-    return text

@@ -55,6 +55,7 @@ from mock_tools.models import (
 )
 from mock_tools.suite import fingerprint
 from sandbox.errors import SandboxError
+from sandbox.interop.finish import finish_answer
 from sandbox.interop.observations import response_from_observation
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
@@ -154,7 +155,7 @@ def parse_answer_file(path: Path, catalog: ToolCatalog, summary: ImportSummary) 
     chosen = builder.find_path(_calls_of(chosen_messages))
     finish_type = gen.get("finish_type")
     answered = bool(gen.get("valid_data")) and finish_type == GIVE_ANSWER
-    final = _finish_answer(gen.get("final_answer")) if answered else None
+    final = finish_answer(gen.get("final_answer")) if answered else None
 
     steps: list[RefStep] = []
     if answered:
@@ -248,20 +249,6 @@ def _calls_of(messages: list[Any]) -> list[tuple[str, str]]:
         if m.get("role") == "assistant" and isinstance(fc, dict):
             out.append((str(fc.get("name")), str(fc.get("arguments") or "")))
     return out
-
-
-def _finish_answer(text: Any) -> str | None:
-    """The ``final_answer`` inside the Finish arguments string (or the text itself)."""
-    if not isinstance(text, str) or not text.strip():
-        return None
-    try:
-        args = json.loads(text)
-    except json.JSONDecodeError:
-        return text
-    if isinstance(args, dict):
-        answer = args.get("final_answer")
-        return answer if isinstance(answer, str) else None
-    return text
 
 
 def _expanded(tb: dict[str, Any]) -> bool:
