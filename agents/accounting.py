@@ -3,6 +3,7 @@
 The loops ask before every model call and every tool call whether the budget allows it; the
 answer is the name of the exhausted ``Budget`` field or ``None``. Exhaustion is data (the episode
 ends with ``budget_exhausted`` and ``end_reason = "budget:<field>"``), never an exception.
+Imports ``agents.budget``, ``agents.model`` and ``agents.trajectory`` only.
 """
 
 from __future__ import annotations

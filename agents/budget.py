@@ -1,4 +1,7 @@
-"""Episode budgets. Every limit is optional; exhaustion ends an episode, never raises."""
+"""Episode budgets. Every limit is optional; exhaustion ends an episode, never raises.
+
+Imports nothing from the project.
+"""
 
 from __future__ import annotations
 

@@ -19,6 +19,8 @@ details and the depth mapping):
   the history and they are expanded like any other node (each takes one depth level).
 - No answer: the deterministic rule of ``agents.outcome`` picks the chosen path; the status is
   ``gave_up`` when the search ran out of tree, ``budget_exhausted`` when a budget stopped it.
+Imports the shared step (``agents.step``) and the agents' records; never ``sandbox`` or
+``mock_tools``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ AgentsError
 ├── ModelError            the model could not produce a turn (after retries): infrastructure
 │   └── ModelUnreachable  the endpoint does not answer at all (raised by probes)
 └── ReplayDivergence      a replay model was asked something its recording does not hold
+Imports nothing.
 """
 
 from __future__ import annotations

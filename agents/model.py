@@ -1,4 +1,7 @@
-"""The model protocol: messages and tool schemas in, one assistant ``Turn`` out."""
+"""The model protocol: messages and tool schemas in, one assistant ``Turn`` out.
+
+Imports nothing from the project.
+"""
 
 from __future__ import annotations
 

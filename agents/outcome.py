@@ -5,6 +5,7 @@ among all nodes except model-error nodes, take the one whose root path has the m
 tool calls, then the deepest, then the lowest node id, and return the path from the root to it.
 A successful call is one that reached the tools (provenance not ``invalid``) and returned
 ``ok``. With no candidate node at all the path is empty.
+Imports ``agents.trajectory`` only.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 All wording here is the project's own. The system prompt follows the shape of ToolBench's
 function-calling prompt (solve the task step by step with functions, always end with ``Finish``).
+Imports ``agents.toolenv`` only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""ReAct: one chain of steps, ending on Finish, give-up, budget, depth limit or model error."""
+"""ReAct: one chain of steps, ending on Finish, give-up, budget, depth limit or model error.
+
+Imports the shared step (``agents.step``) and the agents' records; never ``sandbox`` or
+``mock_tools``.
+"""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ A chain ends on Finish (the episode is answered), on a give-up or on the depth l
 chain starts), or on budget exhaustion or a model error (the episode ends). With N chains spent
 and no answer the status is ``gave_up`` (``end_reason = "chains_exhausted"``) and the chosen path
 follows ``agents.outcome``.
+Imports ``agents.react`` and the shared step; never ``sandbox`` or ``mock_tools``.
 """
 
 from __future__ import annotations

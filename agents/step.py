@@ -16,6 +16,7 @@ Turn interpretation (``interpret_turn``, pure):
 - Otherwise ``action``. A call to a function that is not offered, or with arguments that are not a
   JSON object, or an invalid ``Finish`` next to real calls, is not sent to the tools: it gets an
   error observation with provenance ``invalid`` so the model sees what went wrong.
+Imports the agents' records and prompts, never a strategy, ``sandbox`` or ``mock_tools``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The tool environment protocol: the functions offered, and a way to call them."""
+"""The tool environment protocol: the functions offered, and a way to call them.
+
+Imports nothing from the project.
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ branches on, and the unit a replay re-issues. (DESIGN.md sketches separate model
 nodes; one node per turn keeps every consumer simpler and loses nothing, see docs/design-notes.md.)
 A ReAct trajectory is a tree with one branch. The conversation of any node is rebuilt from
 ``prompt`` plus the turns on the path from the root to that node (``messages_for``).
+Imports ``agents.model`` and ``agents.toolenv`` only: every reader of runs depends on it.
 """
 
 from __future__ import annotations

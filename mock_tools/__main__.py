@@ -1,4 +1,7 @@
-"""Commands: ``serve SUITE`` (uvicorn) and ``validate [SUITE...] [--json]``."""
+"""Commands: ``serve SUITE`` (uvicorn) and ``validate [SUITE...] [--json]``.
+
+Imports the HTTP app only when serving (start-up of ``validate``).
+"""
 
 from __future__ import annotations
 

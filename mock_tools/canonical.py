@@ -11,6 +11,7 @@ strings, or scalar spelling ("5" vs 5 for an integer parameter). The steps, in o
 
 Values that cannot be coerced are kept as given, so that schema validation can report them.
 Nested objects (``properties``) and arrays (``items``) are canonicalised recursively.
+Pure; imports nothing from the project.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""In-process access to a mock tool app: httpx over ASGI, no sockets, same code path as HTTP."""
+"""In-process access to a mock tool app: httpx over ASGI, no sockets, same code path as HTTP.
+
+Imports httpx and FastAPI's type only.
+"""
 
 from __future__ import annotations
 

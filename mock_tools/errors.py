@@ -2,6 +2,7 @@
 
 MockToolsError
 └── SuiteError     a suite folder cannot be loaded; the message names the file and field
+Imports nothing.
 """
 
 from __future__ import annotations

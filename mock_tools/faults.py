@@ -8,6 +8,7 @@ next occurrence) draws again.
 Settings come in three layers, the most specific winning: the app's default ``FaultConfig``, a
 per-scenario config (a task's ``faults`` field or a registry given to ``create_app``), and a config
 sent by the client in the ``X-Sandbox-Faults`` header (JSON of a ``FaultConfig``).
+Pure; imports ``mock_tools.models`` and ``mock_tools.errors`` only.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ A suite is a folder::
     tasks/*.yaml          one Task per file (or a list of them)
 
 Everything a mock server or an evaluator needs is in these models; nothing here does I/O.
+Imports nothing from the project.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ ToolBench (and StableToolBench after it) rewrites names before showing them to a
 
 ``NameResolver`` accepts the suite's own names, their standardised forms and function names, so a
 ToolBench or StableToolBench client can call a suite without knowing its exact spelling.
+Pure; imports nothing from the project.
 """
 
 from __future__ import annotations

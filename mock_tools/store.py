@@ -12,6 +12,7 @@ keeps separate counts per scope (a session or scenario), so every episode starts
 ``RecordingWriter`` appends recordings made at runtime (simulated or upstream responses) to a JSONL
 file: each line is written with one ``write`` on an ``O_APPEND`` descriptor, then fsynced, under a
 lock; a short write is rolled back, and a torn tail left by an earlier crash is cut on open.
+Imports ``mock_tools.canonical``, ``models`` and ``errors`` only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Loading a suite folder into memory, with errors that name the file and the field."""
+"""Loading a suite folder into memory, with errors that name the file and the field.
+
+Imports ``mock_tools.models`` and ``mock_tools.errors`` only.
+"""
 
 from __future__ import annotations
 

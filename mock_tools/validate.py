@@ -4,6 +4,7 @@ A suite passes when it loads (the models check fields and checks' shapes), its A
 valid JSON Schema, every recording names an existing API and validates against its schema, no two
 recordings claim the same call and occurrence, task ids are unique, every task's offered APIs exist,
 and every reference call is offered, validates and has a recording.
+Imports the suite, store and canonical modules; never the service or HTTP.
 """
 
 from __future__ import annotations

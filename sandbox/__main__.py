@@ -1,3 +1,5 @@
+"""``python -m sandbox``: the same as the ``sandbox`` command."""
+
 import sys
 
 from sandbox.cli import main

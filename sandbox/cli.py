@@ -1,4 +1,7 @@
-"""The ``sandbox`` command line: parse, call one library function, map user errors to exits."""
+"""The ``sandbox`` command line: parse, call one library function, map user errors to exits.
+
+The top of the harness: may import any ``sandbox`` group.
+"""
 
 from __future__ import annotations
 

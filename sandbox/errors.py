@@ -5,6 +5,7 @@ SandboxError            a fixable mistake; the message says what to do (exit 1)
 ├── ModelUnreachableError  the model endpoint does not answer (exit 2)
 ├── RunError            a run folder is missing, corrupt or incompatible (exit 1)
 └── DivergenceError     a replay did not reproduce its run (exit 1)
+Imports nothing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Model implementations: an OpenAI-compatible client, a text-ReAct adapter, offline models."""
+"""Model implementations: an OpenAI-compatible client, a text-ReAct adapter, offline models.
+
+Import a model's own module (``agents.models.noisy``...) to avoid loading the others.
+"""
 
 from agents.models.fork import ForkModel
 from agents.models.noisy import MISTAKE_WEIGHTS, NoisyReferenceModel

@@ -1,5 +1,7 @@
 """One module per ``sandbox`` subcommand. Each exposes ``register(subparsers)``, which adds its
-parser and sets ``handler`` (a function taking the parsed args and returning an exit code)."""
+parser and sets ``handler`` (a function taking the parsed args and returning an exit code).
+Commands are the top layer: they may import any ``sandbox`` group, nothing imports them.
+"""
 
 COMMANDS: dict[str, str] = {
     "run": "sandbox.commands.run",

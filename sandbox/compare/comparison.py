@@ -11,6 +11,7 @@ model, each into its own run folder under one comparison folder::
 
 ``compare_runs`` builds the ``Comparison`` from existing run folders, so any set of runs on the
 same suite can be compared again later (and the result extended with win rates or paired tests).
+May import ``sandbox.run``, ``eval``, ``store`` and the libraries.
 """
 
 from __future__ import annotations

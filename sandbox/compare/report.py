@@ -1,4 +1,7 @@
-"""The files a comparison leaves beside its run folders: report.md and PNG plots."""
+"""The files a comparison leaves beside its run folders: report.md and PNG plots.
+
+May import ``sandbox.compare`` and ``sandbox.eval`` only.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 Both are computed from the strategies' labels and trajectories on the same (task, trial)
 episodes; a missing episode counts as unsolved on its side.
+Pure; may import ``sandbox.eval`` only.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ then the judge when one is given), summarises the pass rate with intervals overa
 pass@k / pass^k when the run has several trials, the step-level scores with an interval on each
 dimension, and, against a reference run, the win rate and the paired McNemar test. ``RunScores``
 is what ``scores.json`` holds; ``sandbox.eval.report`` writes it and the human-readable views.
+May import ``sandbox.store``, ``models`` (the judge's cache) and ``eval`` modules.
 """
 
 from __future__ import annotations

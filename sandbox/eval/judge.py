@@ -11,6 +11,7 @@
 Samples differ by a ``seed`` request parameter (and the configured temperature); every request,
 sample index included, is a cache key, so a re-run with the same judge makes no model call. The
 judge's usage (calls, cache hits, tokens, cost) is kept apart from the agents'.
+May import ``sandbox.models`` (its cache) and ``eval`` modules.
 """
 
 from __future__ import annotations

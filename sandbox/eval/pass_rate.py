@@ -18,6 +18,7 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
 4. ``none``: otherwise unsure.
 
 Scores: solved 1, unsure 0.5, unsolved 0 (StableToolBench's SoPR).
+Pure; imports ``eval.checks`` and ``eval.stats`` only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""PNG plots of a run or a comparison, with matplotlib's object API (Agg, no pyplot state)."""
+"""PNG plots of a run or a comparison, with matplotlib's object API (Agg, no pyplot state).
+
+Imports matplotlib; nothing imports it but the report writers.
+"""
 
 from __future__ import annotations
 

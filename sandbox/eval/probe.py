@@ -4,14 +4,15 @@ For every task of a suite, ``build_probes`` makes three kinds of requests, each 
 the functions offered:
 
 - ``next_step`` (one per prefix ``k`` = 0..len(steps)): the history is the query followed by the
-  first ``k`` reference steps as assistant tool calls, each with the response *recorded in the
-  suite* for it; the task's functions and ``Finish`` are offered; the answer is the next call
-  (thought as content). Gold: reference step ``k``, or ``Finish`` after the last step.
+  first ``k`` reference steps as assistant tool calls, each with what the call answers through
+  the run's tools (``sandbox.tool_envs``: the recording, for a suite served in process); the
+  task's functions and ``Finish`` are offered; the answer is the next call (thought as content).
+  Gold: reference step ``k``, or ``Finish`` after the last step.
 - ``plan`` (one per task): only the query and the function docs; the single function offered is
   ``submit_plan(steps=[{function, args}])``. Gold: the reference steps.
-- ``review`` (one per reference step that has a recording): the history up to and including that
-  step's response; the single function offered is ``submit_review(verdict)``, A–E. Gold from the
-  recording by ``verdict_of``.
+- ``review`` (one per reference step answered by a recording): the history up to and including
+  that step's response; the single function offered is ``submit_review(verdict)``, A–E. Gold from
+  the observation by ``verdict_of_observation`` (``verdict_of`` on a ``Response``).
 
 Scoring (``score_probe``) reuses the step metrics: ``instruct`` (the answer is one parseable call
 to an offered function), ``retrieve`` (right function), ``understand_exact`` / ``understand_kv``
@@ -22,6 +23,7 @@ The offline oracle (``ProbeOracle``) answers the plan and review questions for t
 and ``noisy-reference`` models: the plan from the reference plan it was given, the verdict by
 reading the observation in the history (never the probe's gold). Next-step questions go to the
 model it wraps (the agents' reference model) or, without one, are answered from the plan too.
+May import ``sandbox.tool_envs`` (its calls) and ``eval`` modules.
 """
 
 from __future__ import annotations

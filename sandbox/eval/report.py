@@ -2,6 +2,7 @@
 
 ``scores.json`` is stable: keys sorted, floats rounded to 6 decimals, no timestamps or paths, so
 evaluating the same run twice gives the same bytes.
+May import ``eval`` modules only.
 """
 
 from __future__ import annotations

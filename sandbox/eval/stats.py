@@ -1,6 +1,7 @@
 """Statistics for rates: seeded bootstrap intervals, exact paired tests, pass@k and pass^k.
 
 Pure functions, standard library only, so every figure is reproducible from its inputs and seed.
+Pure; imports nothing from the project.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ The run summary averages each dimension over the episodes where it applies (a ma
 episode weighs the same) and says how many episodes (``n``) and units (``units``) are behind it.
 Episodes that ended on an infrastructure error (the model endpoint failed; not the agent's fault)
 are scored but left out of the means and counted in ``excluded_infra``.
+Pure; imports ``eval`` modules only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""What the agents consumed over a run: calls, tokens, cost, time (the judge's is apart)."""
+"""What the agents consumed over a run: calls, tokens, cost, time (the judge's is apart).
+
+Imports ``agents.trajectory`` only.
+"""
 
 from __future__ import annotations
 

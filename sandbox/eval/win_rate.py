@@ -15,6 +15,7 @@ calls (it can still win a both-failed comparison against nothing, never against 
 with more successful calls).
 
 Win rate counts a tie as half a win; the ToolEval-compatible figure counts it as 0.
+Pure; imports ``eval.pass_rate`` and ``eval.stats`` only.
 """
 
 from __future__ import annotations

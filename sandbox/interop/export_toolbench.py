@@ -13,6 +13,7 @@ per call whose message is the Python repr of ``{"name", "arguments", "response"}
 ``str(dict)``); Finish is a ``tool`` node with an empty response. ToolBench's own converter cuts
 each message to 100 characters; this exporter keeps them whole so that the file reads back into
 the same steps (``read_converted``), and ToolEval reads it the same way.
+May import ``sandbox.store`` and ``interop`` modules.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ What is made of it:
 - **tasks** whose reference is the chosen path (only when the episode gave an answer);
 - **trajectories** in our format, one node per assistant turn with parent links reproducing the
   tree, written as a run folder that ``sandbox replay`` reads.
+May import ``sandbox.store`` and ``interop`` modules.
 """
 
 from __future__ import annotations

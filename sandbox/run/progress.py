@@ -3,6 +3,7 @@
 Columns: episodes done / total, passed, failed, errors (infrastructure or harness errors, not
 charged to the agent), model calls and tokens so far. Non-TTY output (CI, pipes) gets no control
 codes, only lines such as ``[3/12] t-weather#0 answered solved (calls 4, tokens 812)``.
+Imports rich only.
 """
 
 from __future__ import annotations
