@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8765)
     s.add_argument(
         "--miss-policy",
-        choices=[p for p in MISS_POLICIES if p != "simulate"],
+        choices=list(MISS_POLICIES),
         default="error",
         help="what a call without a recording gets (upstream: forward and record it)",
     )

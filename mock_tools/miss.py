@@ -36,7 +36,7 @@ from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
 from mock_tools.errors import MockToolsError
-from mock_tools.models import Response
+from mock_tools.models import Response, Source
 from mock_tools.store import RecordingStore
 
 __all__ = [
@@ -84,8 +84,8 @@ class MissAnswer:
 
     response: Response
     provenance: str
-    record: bool = False
-    """Index (and write) the response, so that the next identical call is a hit."""
+    record_as: Source | None = None
+    """Record the response with this source, so that the next identical call is a hit."""
     code: str | None = None
     status: int = 200
 
@@ -246,7 +246,7 @@ class SimulatePolicy:
         except Exception as e:  # the simulator is user code: report, never crash
             msg = f"simulator failed: {type(e).__name__}: {e}"
             return MissAnswer(Response(ok=False, error=msg), "miss", code="sim_failed", status=502)
-        return MissAnswer(response, "simulated", record=True)
+        return MissAnswer(response, "simulated", record_as="simulated")
 
     async def aclose(self) -> None:
         close = getattr(self.simulator, "aclose", None)
@@ -266,7 +266,7 @@ class UpstreamPolicy:
         fetched = await self.upstream.fetch(miss.tool, miss.api, miss.args)
         if not fetched.recordable:
             return MissAnswer(fetched.response, "miss", code="upstream_failed", status=502)
-        return MissAnswer(fetched.response, "upstream", record=True)
+        return MissAnswer(fetched.response, "upstream", record_as="upstream")
 
     async def aclose(self) -> None:
         await self.upstream.aclose()

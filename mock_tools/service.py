@@ -211,9 +211,8 @@ class MockToolService:
             msg = f"no recording for {tool}/{api} with arguments {key}"
             return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
         response = answer.response
-        if answer.record:
-            source: Source = "upstream" if answer.provenance == "upstream" else "simulated"
-            response = await self._record(tool, api, key, canon, response, source)
+        if answer.record_as is not None:
+            response = await self._record(tool, api, key, canon, response, answer.record_as)
         return Outcome(answer.provenance, response, occurrence, answer.code, answer.status)
 
     async def _record(

@@ -142,16 +142,13 @@ class HttpToolEnvs:
 
 
 def _in_process(config: RunConfig, suite: Suite) -> HttpToolEnvs:
-    if config.miss_policy in ("simulate", "upstream"):
-        raise ConfigError(
-            f"miss policy {config.miss_policy!r} needs a tool server configured for it: "
-            f"start `python -m mock_tools serve {config.suite} --miss-policy "
-            f"{config.miss_policy} ...` and pass --tools-url"
-        )
     try:
         app = create_app(suite, miss_policy=config.miss_policy)
     except MockToolsError as e:
-        raise ConfigError(f"cannot build the mock tool server: {e}") from e
+        raise ConfigError(
+            f"cannot build the mock tool server: {e}; start `python -m mock_tools serve "
+            f"{config.suite} --miss-policy {config.miss_policy} ...` and pass --tools-url"
+        ) from e
     return HttpToolEnvs(in_process_client(app, timeout=60.0), config, suite, remote=None)
 
 
