@@ -62,8 +62,9 @@ class Accountant:
             return "max_seconds"
         return None
 
-    def add_model_call(self, usage: Usage) -> None:
+    def add_model_call(self, usage: Usage, retries: int = 0) -> None:
         self.usage.model_calls += 1
+        self.usage.model_retries += retries
         self.usage.prompt_tokens += usage.prompt_tokens
         self.usage.completion_tokens += usage.completion_tokens
         self.usage.cost += usage.cost

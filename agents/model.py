@@ -53,6 +53,9 @@ class Turn(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
+    retries: int = Field(
+        default=0, ge=0, description="Failed attempts the client retried before this turn."
+    )
     format_error: str | None = Field(
         default=None, description="Set by text adapters when the turn could not be parsed."
     )

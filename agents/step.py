@@ -292,7 +292,7 @@ class Episode:
             self.trajectory.errors.append(ErrorRecord(kind="internal", message=str(e)))
             return StepResult(None, Stop(Status.error, "replay_divergence"))
         except ModelError as e:
-            self.accountant.add_model_call(Turn().usage)
+            self.accountant.add_model_call(Turn().usage, retries=max(0, e.attempts - 1))
             node = self._add(
                 Node(
                     id=node_id,
@@ -305,7 +305,7 @@ class Episode:
             )
             self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node_id))
             return StepResult(node, Stop(Status.error, f"model_error:{e.kind}"))
-        self.accountant.add_model_call(turn.usage)
+        self.accountant.add_model_call(turn.usage, retries=turn.retries)
 
         plan = interpret_turn(turn, self.function_names)
         node = self._add(

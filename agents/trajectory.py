@@ -86,6 +86,9 @@ class EpisodeUsage(BaseModel):
     completion_tokens: int = 0
     cost: float = 0.0
     wall_seconds: float = 0.0
+    model_retries: int = Field(
+        default=0, description="Model calls retried by the client (429, 5xx, timeouts...)."
+    )
 
     @property
     def tokens(self) -> int:

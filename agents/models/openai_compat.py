@@ -49,7 +49,8 @@ class OpenAICompatModel:
     """``Model`` backed by ``openai.AsyncOpenAI(base_url=...)``.
 
     ``params`` are request defaults (``temperature``, ``max_tokens``, ``seed``...) that a call's
-    own ``params`` override. Prices are per token; ``cost`` stays 0 when they are not given.
+    own ``params`` override. Prices are USD per token (``price_cached_prompt`` for prompt tokens
+    the provider read from its cache); ``cost`` stays 0 when they are not given.
     ``http_client`` (an ``AsyncClient`` of the HTTP library the ``openai`` package uses) is the
     seam for tests. ``latency_ms`` of a turn is the wall time of the call, retries included.
     """
@@ -67,6 +68,7 @@ class OpenAICompatModel:
         params: dict[str, Any] | None = None,
         price_prompt: float = 0.0,
         price_completion: float = 0.0,
+        price_cached_prompt: float | None = None,
         probe_timeout: float = 5.0,
         http_client: Any = None,
     ) -> None:
@@ -78,6 +80,7 @@ class OpenAICompatModel:
         self.params = dict(params or {})
         self.price_prompt = price_prompt
         self.price_completion = price_completion
+        self.price_cached_prompt = price_cached_prompt
         self.probe_timeout = probe_timeout
         client_kwargs: dict[str, Any] = {}
         if http_client is not None:
@@ -109,9 +112,17 @@ class OpenAICompatModel:
         else:
             request.pop("tool_choice", None)
         started = time.perf_counter()
-        response = await call_with_retries(lambda: self._create(request), self.retry)
+        attempts = 0
+
+        async def attempt() -> Any:
+            nonlocal attempts
+            attempts += 1
+            return await self._create(request)
+
+        response = await call_with_retries(attempt, self.retry)
         turn = self._to_turn(response)
         turn.latency_ms = (time.perf_counter() - started) * 1000.0
+        turn.retries = attempts - 1
         return turn
 
     async def _create(self, request: dict[str, Any]) -> Any:
@@ -119,6 +130,11 @@ class OpenAICompatModel:
             response = await self._client.chat.completions.create(**request, timeout=self.timeout)
         except openai.OpenAIError as e:
             raise translate_openai_error(e, endpoint=self.base_url) from e
+        except ValueError as e:  # a body that is not JSON: a proxy's error page, a cut body
+            raise EndpointError(
+                f"{self.base_url} returned a body that is not JSON ({type(e).__name__}: {e})",
+                kind="server",
+            ) from e
         if not getattr(response, "choices", None):
             raise EndpointError(
                 f"{self.base_url} returned a completion without choices", kind="server"
@@ -143,13 +159,24 @@ class OpenAICompatModel:
             usage = Usage(
                 prompt_tokens=prompt,
                 completion_tokens=completion,
-                cost=prompt * self.price_prompt + completion * self.price_completion,
+                cost=self._cost(prompt, completion, _cached_tokens(response.usage)),
             )
         return Turn(
             content=message.content,
             tool_calls=calls,
             usage=usage,
             raw=response.model_dump(mode="json", exclude_none=True),
+        )
+
+    def _cost(self, prompt: int, completion: int, cached: int) -> float:
+        """USD for one call; cached prompt tokens at their own price when it is known."""
+        if self.price_cached_prompt is None:
+            cached = 0
+        cached = min(cached, prompt)
+        return (
+            (prompt - cached) * self.price_prompt
+            + cached * (self.price_cached_prompt or 0.0)
+            + completion * self.price_completion
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -187,3 +214,10 @@ class OpenAICompatModel:
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
+
+
+def _cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider served from its cache (0 when it does not say)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return cached if isinstance(cached, int) else 0

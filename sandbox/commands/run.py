@@ -75,7 +75,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     budget.add_argument("--max-tool-calls", type=int, default=None)
     budget.add_argument("--max-tokens", type=int, default=None)
     budget.add_argument("--max-seconds", type=float, default=None)
-    budget.add_argument("--max-cost", type=float, default=None)
+    budget.add_argument(
+        "--max-cost", type=float, default=None, metavar="USD", help="cost of one episode"
+    )
+    budget.add_argument(
+        "--max-run-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="cost of the run: no episode starts once it is spent (the run stays resumable)",
+    )
     budget.add_argument(
         "--max-depth",
         type=int,
@@ -113,6 +122,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         "max_tokens": args.max_tokens,
         "max_seconds": args.max_seconds,
         "max_cost": args.max_cost,
+        "max_run_cost": args.max_run_cost,
         "max_depth": args.max_depth,
         "agent_options": agent_options_from_args(args),
         "model_cache": getattr(args, "model_cache", None),
@@ -138,7 +148,10 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
 
 def handle(args: argparse.Namespace) -> int:
     if args.resume:
-        result = resume_run(args.resume, env=os.environ, plots=not args.no_plots)
+        overrides = {} if args.max_run_cost is None else {"max_run_cost": args.max_run_cost}
+        result = resume_run(
+            args.resume, env=os.environ, plots=not args.no_plots, overrides=overrides
+        )
     else:
         config = config_from_args(args)
         resolve_strategy(config)  # an unknown agent or option fails before anything runs
@@ -155,8 +168,10 @@ def show(result: RunResult, *, as_json: bool) -> None:
     console.print(
         f"episodes {result.episodes} (ran {result.ran})  status {result.status}  "
         f"model calls {u.model_calls}  tool calls {u.tool_calls}  tokens {u.tokens}  "
-        f"infra errors {result.summary.infra_errors}"
+        f"cost {u.cost:.4f} USD  infra errors {result.summary.infra_errors}"
     )
+    if result.note:
+        console.print(f"note: {result.note}")
     console.print(f"run folder: {result.path}")
     if as_json:
         sys.stdout.write(json.dumps(result.json_summary(), separators=(", ", ": ")) + "\n")

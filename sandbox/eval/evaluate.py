@@ -64,6 +64,16 @@ class ReferenceComparison(BaseModel):
     paired: PairedTest = Field(description="McNemar on solved/not per paired episode.")
 
 
+class InfraSummary(BaseModel):
+    """Infrastructure trouble of a run: never the agents' mistakes, always reported."""
+
+    retries: int = Field(default=0, description="Model calls the clients retried.")
+    errors: int = Field(default=0, description="Episodes that ended on an infrastructure error.")
+    episodes: list[str] = Field(
+        default_factory=list, description="Those episodes, as task#trial (run them again)."
+    )
+
+
 class RunScores(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
@@ -79,6 +89,8 @@ class RunScores(BaseModel):
     pass_at_k: dict[str, float] = Field(default_factory=dict)
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
     usage: UsageTotals
+    price_source: str = Field(default="", description="Where the model's price came from.")
+    infra: InfraSummary = Field(default_factory=InfraSummary)
     step_scores: StepReport | None = None
     reference: ReferenceComparison | None = None
     judge: JudgeUsage | None = None
@@ -309,7 +321,13 @@ async def evaluate_run_async(
         pass_rate=summarise_pass(labels, tasks, seed=seed),
         pass_at_k=at_k,
         pass_hat_k=hat_k,
-        usage=UsageTotals.of(trajs),
+        usage=(usage := UsageTotals.of(trajs)),
+        price_source=str(manifest.model.get("price_source") or ""),
+        infra=InfraSummary(
+            retries=usage.model_retries,
+            errors=sum(lb.infra_error for lb in labels),
+            episodes=[f"{lb.task_id}#{lb.trial}" for lb in labels if lb.infra_error],
+        ),
         step_scores=step_report(trajs, tasks, loaded, seed, similarity),
         reference=reference,
         judge=judge.usage.model_copy() if judge is not None else None,

@@ -125,9 +125,20 @@ def render_markdown(scores: RunScores) -> str:
         "## Usage (agents)",
         "",
         f"Model calls {u.model_calls}, tool calls {u.tool_calls}, tokens {u.tokens} "
-        f"(prompt {u.prompt_tokens}, completion {u.completion_tokens}), cost {u.cost:.4f}, "
-        f"wall {u.wall_seconds:.1f}s over {u.episodes} trajectories.",
+        f"(prompt {u.prompt_tokens}, completion {u.completion_tokens}), cost {u.cost:.4f} USD"
+        + (f" (price: {scores.price_source})" if scores.price_source else "")
+        + f", wall {u.wall_seconds:.1f}s over {u.episodes} trajectories.",
     ]
+    if scores.infra.retries or scores.infra.errors:
+        i = scores.infra
+        out += [
+            "",
+            "## Infrastructure (not the agent's)",
+            "",
+            f"Model calls retried: {i.retries}. Episodes ended by an infrastructure error: "
+            f"{i.errors}"
+            + (f" ({', '.join(i.episodes)}; `--resume` runs them again)." if i.errors else "."),
+        ]
     if scores.judge is not None:
         j = scores.judge
         out += [

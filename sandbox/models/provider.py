@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from agents.model import Model
 from agents.registry import Registry
 from mock_tools.models import Task
+from sandbox.models.prices import Price
 
 __all__ = [
     "MODEL_KINDS",
@@ -53,6 +54,8 @@ class ModelSpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
     base_url_env: str | None = Field(default=None, description="Env var that overrides base_url.")
+    price: Price | None = Field(default=None, description="USD per 1M tokens; None costs 0.")
+    price_source: str = Field(default="", description="Where the price came from.")
     api_key: str | None = Field(default=None, exclude=True, repr=False)
 
     @property

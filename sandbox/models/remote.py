@@ -15,6 +15,7 @@ from agents.model import Model
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, RequestCache
+from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
     # never need.
     from agents.models.openai_compat import OpenAICompatModel
 
+    price = spec.price
     return OpenAICompatModel(
         model=spec.model,
         base_url=spec.base_url,
@@ -86,6 +88,11 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
         name=spec.name,
         timeout=spec.timeout,
         params=dict(spec.params) or None,
+        price_prompt=price.input / MILLION if price else 0.0,
+        price_completion=price.output / MILLION if price else 0.0,
+        price_cached_prompt=(
+            price.cached_input / MILLION if price and price.cached_input is not None else None
+        ),
     )
 
 

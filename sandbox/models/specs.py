@@ -27,6 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sandbox.errors import ConfigError
+from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec
 
 __all__ = [
@@ -55,6 +56,7 @@ class ModelEntry(BaseModel):
     timeout: float = Field(default=120.0, gt=0)
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
+    price: Price | None = Field(default=None, description="USD per 1M tokens.")
 
 
 def base_url_env_var(alias: str) -> str:
@@ -114,13 +116,17 @@ def resolve_model(
     name = name.strip()
     ad_hoc = _AD_HOC.match(name)
     if ad_hoc:
+        base_url = ad_hoc["url"].rstrip("/")
+        price, source = lookup_price(ad_hoc["model"], base_url)
         return ModelSpec(
             name=name,
             kind="openai",
             model=ad_hoc["model"],
-            base_url=ad_hoc["url"].rstrip("/"),
+            base_url=base_url,
             tool_calls="text" if name.startswith("openai-text:") else "native",
             params=dict(options or {}),
+            price=price,
+            price_source=source,
             api_key=env.get("SANDBOX_API_KEY") or None,
         )
     if name.startswith(("openai:", "openai-text:")):
@@ -154,11 +160,20 @@ def resolve_model(
         raise ConfigError(
             f"model {alias!r} needs an API key: set {entry.api_key_env} in the environment"
         )
+    model = env.get(f"SANDBOX_{_env_part(alias)}_MODEL") or entry.model
+    url = (base_url or entry.base_url or "").rstrip("/") or None
+    price, source = entry.price, "models.yaml"
+    if not kind.remote:
+        source = "offline model: cost 0"
+    elif price is None:
+        price, source = lookup_price(model or alias, url)
     return ModelSpec(
         name=name,
         kind=entry.kind,
-        model=env.get(f"SANDBOX_{_env_part(alias)}_MODEL") or entry.model,
-        base_url=(base_url or entry.base_url or "").rstrip("/") or None,
+        model=model,
+        base_url=url,
+        price=price,
+        price_source=source,
         tool_calls=entry.tool_calls,
         timeout=entry.timeout,
         params=params,

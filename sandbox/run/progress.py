@@ -1,8 +1,9 @@
 """Live progress of a run on stderr: a rich bar on a terminal, one plain line per episode otherwise.
 
 Columns: episodes done / total, passed, failed, errors (infrastructure or harness errors, not
-charged to the agent), model calls and tokens so far. Non-TTY output (CI, pipes) gets no control
-codes, only lines such as ``[3/12] t-weather#0 answered solved (calls 4, tokens 812)``.
+charged to the agent), model calls, tokens and retried model calls so far. Non-TTY output (CI,
+pipes) gets no control codes, only lines such as
+``[3/12] t-weather#0 answered solved (calls 4, tokens 812)``.
 Imports rich only.
 """
 
@@ -36,6 +37,7 @@ class RunProgress:
         self.errors = 0
         self.model_calls = 0
         self.tokens = 0
+        self.retries = 0
         self._stream = stream or sys.stderr
         self._console = Console(file=self._stream, stderr=stream is None)
         self._live = self._console.is_terminal and not self._console.is_dumb_terminal
@@ -53,6 +55,7 @@ class RunProgress:
                 TextColumn("[red]failed {task.fields[failed]}"),
                 TextColumn("[yellow]errors {task.fields[errors]}"),
                 TextColumn("model calls {task.fields[calls]}  tokens {task.fields[tokens]}"),
+                TextColumn("[yellow]retries {task.fields[retries]}"),
                 TimeElapsedColumn(),
                 console=self._console,
                 transient=False,
@@ -78,6 +81,7 @@ class RunProgress:
         error: bool,
         model_calls: int,
         tokens: int,
+        retries: int = 0,
     ) -> None:
         """One finished episode: ``label`` solved/unsolved/unsure, ``error`` for infra errors."""
         self.done += 1
@@ -89,12 +93,14 @@ class RunProgress:
             self.failed += 1
         self.model_calls += model_calls
         self.tokens += tokens
+        self.retries += retries
         if self._progress is not None and self._task_id is not None:
             self._progress.update(self._task_id, completed=self.done, **self._fields())
         else:
             print(
                 f"[{self.done}/{self.total}] {episode} {status} {label} "
-                f"(calls {model_calls}, tokens {tokens})",
+                f"(calls {model_calls}, tokens {tokens}"
+                + (f", retries {retries})" if retries else ")"),
                 file=self._stream,
                 flush=True,
             )
@@ -106,6 +112,7 @@ class RunProgress:
             "errors": self.errors,
             "calls": self.model_calls,
             "tokens": self.tokens,
+            "retries": self.retries,
         }
 
     def __exit__(

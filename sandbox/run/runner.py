@@ -36,7 +36,15 @@ from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models
 from sandbox.run.episode import EpisodePlan, run_episode
 from sandbox.run.progress import RunProgress
 from sandbox.run.tasks import select_tasks
-from sandbox.store import EpisodeKey, Manifest, RunConfig, RunStore, SuiteInfo, make_run_id
+from sandbox.store import (
+    EpisodeKey,
+    Manifest,
+    RunConfig,
+    RunStatus,
+    RunStore,
+    SuiteInfo,
+    make_run_id,
+)
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.run_store import needs_rerun
 from sandbox.tool_envs import ToolEnvs, open_tool_envs
@@ -57,6 +65,7 @@ class RunResult(BaseModel):
     summary: PassSummary
     usage: UsageTotals
     labels: list[EpisodeLabel] = Field(default_factory=list)
+    note: str | None = Field(default=None, description="Why the run stopped early, if it did.")
 
     @property
     def pass_rate(self) -> float:
@@ -69,6 +78,9 @@ class RunResult(BaseModel):
             "episodes": self.episodes,
             "pass_rate": round(self.pass_rate, 6),
             "by_status": self.summary.by_status,
+            "model_calls": self.usage.model_calls,
+            "tokens": self.usage.tokens,
+            "cost_usd": round(self.usage.cost, 6),
         }
 
 
@@ -89,15 +101,26 @@ def run_suite(
     return asyncio.run(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
 
 
+RESUMABLE_OVERRIDES = ("max_run_cost",)
+"""Config fields a resume may change: a run stopped by its cost budget continues with a new one."""
+
+
 def resume_run(
     path: str | Path,
     *,
     env: Mapping[str, str] | None = None,
     show_progress: bool = True,
     plots: bool = False,
+    overrides: Mapping[str, Any] | None = None,
 ) -> RunResult:
-    """Continue the run in ``path`` with the config in its manifest."""
+    """Continue the run in ``path`` with the config in its manifest (and ``overrides`` of the
+    fields in ``RESUMABLE_OVERRIDES``)."""
     store = RunStore.open(path)
+    wrong = sorted(set(overrides or {}) - set(RESUMABLE_OVERRIDES))
+    if wrong:
+        raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
+    if overrides:
+        store.manifest.config = store.manifest.config.model_copy(update=dict(overrides))
     return asyncio.run(_execute(store.manifest.config, store, env, show_progress, plots))
 
 
@@ -171,7 +194,8 @@ async def _execute(
         store.manifest.ended_at = None
         store.write_manifest()
     todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
-    status = "failed"
+    spend = RunSpend(config.max_run_cost, sum(t.usage.cost for t in finished.values()))
+    status: RunStatus = "failed"
     try:
         async with open_tool_envs(config, plan.suite) as tools:
             progress = RunProgress(
@@ -182,9 +206,16 @@ async def _execute(
             with progress:
                 progress.skip(len(plan.episodes) - len(todo))
                 await _run_episodes(
-                    plan.for_run(store.manifest.run_id), store, tools, todo, progress
+                    plan.for_run(store.manifest.run_id), store, tools, todo, progress, spend
                 )
         status = "completed"
+        if spend.skipped:
+            status = "stopped"
+            store.manifest.error = (
+                f"run budget: max_run_cost {config.max_run_cost} USD reached "
+                f"(spent {spend.spent:.4f} USD); {spend.skipped} episode(s) not started; "
+                "--resume continues the run"
+            )
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"
         raise
@@ -194,7 +225,7 @@ async def _execute(
     finally:
         await plan.models.aclose()
         store.close()
-        store.manifest.status = status  # type: ignore[assignment]
+        store.manifest.status = status
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
     return await _finish(store, plan.suite, ran=len(todo), status=status, plots=plots)
@@ -216,7 +247,20 @@ async def _finish(
         summary=scores.pass_rate,
         usage=scores.usage,
         labels=scores.labels,
+        note=store.manifest.error,
     )
+
+
+class RunSpend:
+    """The run-level cost budget: no episode starts once ``limit`` USD is spent."""
+
+    def __init__(self, limit: float | None, spent: float = 0.0) -> None:
+        self.limit = limit
+        self.spent = spent
+        self.skipped = 0
+
+    def allows_another(self) -> bool:
+        return self.limit is None or self.spent < self.limit
 
 
 async def _run_episodes(
@@ -225,12 +269,17 @@ async def _run_episodes(
     tools: ToolEnvs,
     todo: list[tuple[Task, int]],
     progress: RunProgress,
+    spend: RunSpend,
 ) -> None:
     limit = asyncio.Semaphore(store.manifest.config.concurrency)
 
     async def one(task: Task, trial: int) -> None:
         async with limit:
+            if not spend.allows_another():
+                spend.skipped += 1
+                return
             traj = await run_episode(plan, tools, task, trial)
+        spend.spent += traj.usage.cost
         store.append(traj)
         label = label_episode(traj, task)
         progress.record(
@@ -239,7 +288,8 @@ async def _run_episodes(
             status=traj.status.value,
             error=needs_rerun(traj),
             model_calls=traj.usage.model_calls,
-            tokens=traj.usage.prompt_tokens + traj.usage.completion_tokens,
+            tokens=traj.usage.tokens,
+            retries=traj.usage.model_retries,
         )
 
     jobs = [asyncio.ensure_future(one(task, trial)) for task, trial in todo]

@@ -63,7 +63,10 @@ class RunConfig(BaseModel):
     max_tool_calls: int | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=1)
     max_seconds: float | None = Field(default=None, gt=0)
-    max_cost: float | None = Field(default=None, gt=0)
+    max_cost: float | None = Field(default=None, gt=0, description="USD per episode.")
+    max_run_cost: float | None = Field(
+        default=None, gt=0, description="USD per run: no episode starts once it is spent."
+    )
     max_depth: int | None = Field(
         default=None, ge=1, description="Steps on one path (ReAct stops, DFSDT backtracks)."
     )

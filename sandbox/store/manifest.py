@@ -34,7 +34,8 @@ MANIFEST_SCHEMA = "agent-sandbox/run@1"
 EpisodeKey = tuple[str, int]
 """``(scenario_id, trial)``: the identity of an episode within a run."""
 
-RunStatus = Literal["running", "completed", "failed", "interrupted"]
+RunStatus = Literal["running", "completed", "failed", "interrupted", "stopped"]
+"""``stopped``: a run budget (``max_run_cost``) ended it; ``--resume`` continues it."""
 
 _VERSIONED = ("agent-sandbox", "pydantic", "httpx", "fastapi", "openai", "networkx", "rich")
 

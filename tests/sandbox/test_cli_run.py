@@ -28,7 +28,16 @@ def test_json_prints_exactly_one_summary_line(tmp_path: Path, capsys) -> None:
     lines = out.splitlines()
     assert len(lines) == 1, out
     summary = json.loads(lines[0])
-    assert set(summary) == {"run", "episodes", "pass_rate", "by_status"}
+    assert set(summary) == {
+        "run",
+        "episodes",
+        "pass_rate",
+        "by_status",
+        "model_calls",
+        "tokens",
+        "cost_usd",
+    }
+    assert summary["cost_usd"] == 0.0 and summary["model_calls"] > 0  # offline: free
     assert summary["pass_rate"] == 1.0 and summary["episodes"] > 0
     assert Path(summary["run"], "manifest.json").is_file()
     assert "pass rate" in err and "run folder" in err  # the table goes to stderr

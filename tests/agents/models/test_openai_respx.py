@@ -180,3 +180,45 @@ async def test_backoff_grows_exponentially() -> None:
     assert slept == [1.0, 2.0, 3.0]
     assert info.value.attempts == 4
     assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        httpx.Response(
+            200, text="<html>502 Bad Gateway</html>", headers={"content-type": "text/html"}
+        ),
+        httpx.Response(200, text='{"choices": [', headers={"content-type": "application/json"}),
+        httpx.Response(200, text="", headers={"content-type": "application/json"}),
+    ],
+    ids=["html-page", "cut-body", "empty-body"],
+)
+async def test_a_body_that_is_not_json_is_retried_and_counted(bad: httpx.Response) -> None:
+    router = respx.Router()
+    route = router.post(f"{BASE}/chat/completions").mock(
+        side_effect=[bad, httpx.Response(200, json=completion("ok"))]
+    )
+    turn = await model_for(router).complete(USER, [])
+    assert turn.content == "ok" and turn.retries == 1 and route.call_count == 2
+
+
+async def test_a_body_that_stays_broken_is_an_infra_error_after_the_retries() -> None:
+    router = respx.Router()
+    route = router.post(f"{BASE}/chat/completions").respond(200, text="<html>oops</html>")
+    with pytest.raises(ModelError) as info:
+        await model_for(router).complete(USER, [])
+    assert info.value.kind == "server" and info.value.attempts == FAST.max_retries + 1
+    assert route.call_count == FAST.max_retries + 1
+
+
+async def test_cost_counts_cached_prompt_tokens_at_their_price() -> None:
+    router = respx.Router()
+    body = completion(prompt_tokens=1000, completion_tokens=100)
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 600}
+    router.post(f"{BASE}/chat/completions").respond(200, json=body)
+    model = model_for(router, price_prompt=2e-6, price_completion=8e-6, price_cached_prompt=0.5e-6)
+    turn = await model.complete(USER, [])
+    # 400 fresh prompt tokens, 600 cached ones, 100 completion tokens
+    assert turn.usage.cost == pytest.approx(400 * 2e-6 + 600 * 0.5e-6 + 100 * 8e-6)
+    plain = await model_for(router, price_prompt=2e-6, price_completion=8e-6).complete(USER, [])
+    assert plain.usage.cost == pytest.approx(1000 * 2e-6 + 100 * 8e-6)
