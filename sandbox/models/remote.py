@@ -8,13 +8,14 @@ nothing answers, says how to start a server and how to point elsewhere. May impo
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agents.errors import ModelError
 from agents.model import Model
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
-from sandbox.models.cache import CachedModel, RequestCache
+from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
 
@@ -35,7 +36,12 @@ VLLM_HINT = (
 
 
 class RemoteModels:
-    """One client of the endpoint, shared by every episode (and wrapped in the cache if asked)."""
+    """One client of the endpoint, shared by every episode.
+
+    With the model cache (``settings.cache_path``) every episode gets its own ``CachedModel``
+    over that client (the episode is part of the key), and the endpoint is probed on the first
+    request the cache cannot answer instead of before the run.
+    """
 
     def __init__(self, spec: ModelSpec, settings: ModelSettings) -> None:
         # Imported here, not at the top: start-up time that offline runs never need.
@@ -45,17 +51,35 @@ class RemoteModels:
         client: Model = openai_client(spec)
         if spec.tool_calls == "text":
             client = TextReActModel(client)
-        if settings.cache_path is not None:
-            # What the request is, not where it goes: the same model served from another host
-            # answers from the same cache.
-            identity = spec.model_dump_json(include={"kind", "model", "tool_calls", "params"})
-            client = CachedModel(client, RequestCache(settings.cache_path), identity=identity)
         self.model = client
+        self.cache = RequestCache(settings.cache_path) if settings.cache_path else None
+        # What the request is, not where it goes: the same model served from another host
+        # answers from the same cache.
+        self.identity = spec.model_dump_json(include={"kind", "model", "tool_calls", "params"})
+        self._probed: asyncio.Task[None] | None = None
 
     def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
-        return self.model
+        if self.cache is None:
+            return self.model
+        return CachedModel(
+            self.model,
+            self.cache,
+            identity=self.identity,
+            episode=EpisodeIdentity(seed=seed, task=task.id, trial=trial),
+            first_miss=self._probe_once,
+        )
 
     async def probe(self) -> None:
+        """Before the run; deferred to the first cache miss when the cache is on."""
+        if self.cache is None:
+            await self._probe()
+
+    async def _probe_once(self) -> None:
+        if self._probed is None:
+            self._probed = asyncio.ensure_future(self._probe())
+        await asyncio.shield(self._probed)
+
+    async def _probe(self) -> None:
         probe: Any = getattr(self.model, "probe", None)
         if probe is None:
             return
@@ -70,6 +94,8 @@ class RemoteModels:
         close: Any = getattr(self.model, "aclose", None)
         if close is not None:
             await close()
+        if self.cache is not None:
+            self.cache.close()
 
 
 def openai_client(spec: ModelSpec) -> OpenAICompatModel:
