@@ -347,6 +347,13 @@ class Episode:
                 return Stop(Status.budget_exhausted, "budget:max_seconds")
             self.accountant.add_tool_call()
             call.observation = truncate_observation(obs, self.max_observation_chars)
+            if obs.infra:
+                message = f"tool call {call.name} failed in the infrastructure: {obs.error}"
+                node.error = message
+                self.trajectory.errors.append(
+                    ErrorRecord(kind="infra", message=message, node=node.id)
+                )
+                return Stop(Status.error, f"tool_infra:{obs.provenance}")
         return None
 
     # -- the end ------------------------------------------------------------------------------

@@ -54,6 +54,15 @@ class Observation(BaseModel):
         description="hit | miss | nearest | simulated | upstream | invalid | fault:<kind> | ...",
     )
     error: str = ""
+    origin: dict[str, Any] | None = Field(
+        default=None,
+        description="Where an answer made at run time came from (source, simulator model, time).",
+    )
+    infra: bool = Field(
+        default=False,
+        description="An infrastructure failure (tool server, simulator or upstream down): "
+        "the episode stops as an infrastructure error, never the agent's.",
+    )
     truncated: bool = Field(default=False, description="Content was cut to the configured size.")
     original_length: int | None = None
     latency_ms: float = 0.0

@@ -28,14 +28,28 @@ def _parser() -> argparse.ArgumentParser:
         "--miss-policy",
         choices=list(MISS_POLICIES),
         default="error",
-        help="what a call without a recording gets (upstream: forward and record it)",
+        help="what a call without a recording gets (simulate: a simulator writes it; "
+        "upstream: forward it; both keep what they got in the overlay)",
+    )
+    s.add_argument(
+        "--simulator",
+        default=None,
+        metavar="NAME",
+        help="for --miss-policy simulate: schema-sim (offline), or with agent-sandbox installed "
+        "any model name (an alias of models.yaml, openai:<model>@<base_url>)",
     )
     s.add_argument("--upstream-url", default=None, help="real base URL for --miss-policy upstream")
     s.add_argument(
+        "--overlay",
+        default=None,
+        metavar="PATH",
+        help="SQLite file keeping responses made on misses (default with simulate and upstream: "
+        "the suite's overlay.sqlite; the suite's own files never change)",
+    )
+    s.add_argument(
         "--record-to",
         default=None,
-        help="JSONL file that receives recordings made on misses (default: the suite's "
-        "recordings/recorded.jsonl with --miss-policy upstream)",
+        help="instead of an overlay, append responses made on misses to this JSONL file",
     )
     s.add_argument("--nearest-threshold", type=float, default=DEFAULT_NEAREST_THRESHOLD)
     s.add_argument("--fault-rate", type=float, default=0.0, help="share of calls that fault")
@@ -57,6 +71,8 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from mock_tools.http_app import create_app
+    from mock_tools.miss import build_miss_policy
+    from mock_tools.overlay import OVERLAY_FILE
     from mock_tools.suite import load_suite
 
     fault = None
@@ -66,18 +82,21 @@ def _serve(args: argparse.Namespace) -> int:
             fault = FaultConfig(rate=args.fault_rate, seed=args.fault_seed, kinds=kinds)
         except ValueError as e:
             raise MockToolsError(f"invalid fault settings: {e}") from None
-    record_to = args.record_to
-    if args.miss_policy == "upstream":
-        if not args.upstream_url:
-            raise MockToolsError("--miss-policy upstream needs --upstream-url")
-        record_to = record_to or str(Path(args.suite) / "recordings" / "recorded.jsonl")
+    policy = build_miss_policy(
+        args.miss_policy,
+        simulator=args.simulator,
+        upstream_url=args.upstream_url,
+        threshold=args.nearest_threshold,
+    )
+    overlay = args.overlay
+    if overlay is None and policy.records and args.record_to is None:
+        overlay = str(Path(args.suite) / OVERLAY_FILE)
     app = create_app(
         load_suite(args.suite),
-        miss_policy=args.miss_policy,
+        miss_policy=policy,
         fault=fault,
-        nearest_threshold=args.nearest_threshold,
-        upstream_url=args.upstream_url,
-        record_to=record_to,
+        record_to=args.record_to,
+        overlay=overlay,
     )
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0

@@ -39,18 +39,14 @@ from fastapi import Response as HTTPResponse
 from fastapi.openapi.utils import get_openapi
 
 from mock_tools.errors import MockToolsError
-from mock_tools.faults import FaultPlan, parse_fault_header
+from mock_tools.faults import parse_fault_header
 from mock_tools.miss import (
-    DEFAULT_NEAREST_THRESHOLD,
     MissPolicy,
-    Simulator,
-    Upstream,
-    build_miss_policy,
 )
 from mock_tools.models import FaultConfig, Response
 from mock_tools.names import function_name, standardize
-from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
-from mock_tools.store import RecordingWriter
+from mock_tools.overlay import OverlayStore
+from mock_tools.service import CallContext, MockToolService, Outcome, Rejected, create_service
 from mock_tools.suite import Suite
 
 __all__ = [
@@ -130,6 +126,10 @@ def _native_payload(o: Outcome) -> dict[str, Any]:
     out = {"ok": r.ok, "body": r.body, "error": r.error, "provenance": o.provenance}
     if o.code is not None:
         out["code"] = o.code
+    if o.origin is not None:
+        out["origin"] = o.origin
+    if o.infra:
+        out["infra"] = True
     return out
 
 
@@ -197,39 +197,25 @@ def create_app(
     miss_policy: str | MissPolicy = "error",
     fault: FaultConfig | None = None,
     scenario_faults: Mapping[str, FaultConfig] | None = None,
-    simulator: Simulator | None = None,
-    upstream_url: str | None = None,
-    upstream: Upstream | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     record_to: str | Path | None = None,
-    nearest_threshold: float = DEFAULT_NEAREST_THRESHOLD,
+    overlay: str | Path | OverlayStore | None = None,
+    **policy_settings: Any,
 ) -> FastAPI:
     """A FastAPI app serving ``suite``'s recordings deterministically.
 
-    ``miss_policy`` is a policy object or a name built with ``simulator``, ``upstream`` /
-    ``upstream_url`` or ``nearest_threshold`` (``mock_tools.miss.build_miss_policy``). ``fault``
-    applies to every call; a task's own ``faults`` applies to calls that name the task in
-    ``X-Sandbox-Scenario``; ``scenario_faults`` overrides both per scenario id. ``record_to`` is
-    the JSONL file that simulated/upstream responses are appended to.
+    The service's settings are ``create_service``'s (the miss policy by object or by name, with
+    ``simulator``, ``upstream`` / ``upstream_url`` or ``nearest_threshold`` for a name; faults;
+    where responses made at run time go); ``max_body_bytes`` caps request bodies.
     """
-    policy = (
-        build_miss_policy(
-            miss_policy,
-            simulator=simulator,
-            upstream=upstream,
-            upstream_url=upstream_url,
-            threshold=nearest_threshold,
-        )
-        if isinstance(miss_policy, str)
-        else miss_policy
-    )
-    per_scenario = {t.id: t.faults for t in suite.tasks if t.faults is not None}
-    per_scenario.update(scenario_faults or {})
-    service = MockToolService(
+    service = create_service(
         suite,
-        miss_policy=policy,
-        faults=FaultPlan(fault, per_scenario),
-        writer=RecordingWriter(record_to) if record_to is not None else None,
+        miss_policy=miss_policy,
+        fault=fault,
+        scenario_faults=scenario_faults,
+        record_to=record_to,
+        overlay=overlay,
+        **policy_settings,
     )
     return http_app(service, max_body_bytes=max_body_bytes)
 

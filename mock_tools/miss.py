@@ -36,7 +36,8 @@ from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
 from mock_tools.errors import MockToolsError
-from mock_tools.models import Response, Source
+from mock_tools.models import Response, Source, ToolSpec
+from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
 from mock_tools.store import RecordingStore
 
 __all__ = [
@@ -76,6 +77,8 @@ class Miss:
     """Canonical arguments."""
     occurrence: int
     store: RecordingStore
+    tool_spec: ToolSpec | None = None
+    """The tool's documentation (for a simulator)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +91,16 @@ class MissAnswer:
     """Record the response with this source, so that the next identical call is a hit."""
     code: str | None = None
     status: int = 200
+    infra: bool = False
+    """The answer is an infrastructure failure (simulator or upstream down), not the tool's."""
+    model: str | None = None
+    """The simulator model that wrote the response, if one did."""
 
 
 class MissPolicy(Protocol):
     name: str
+    records: bool
+    """Its answers are kept (in the overlay) so the next identical call is served from there."""
 
     async def answer(self, miss: Miss) -> MissAnswer | None: ...
 
@@ -204,6 +213,7 @@ class ErrorPolicy:
     """Nothing is offered: every miss gets the structured "no recording" error."""
 
     name = "error"
+    records = False
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
         return None
@@ -216,6 +226,7 @@ class NearestPolicy:
     """The closest recorded arguments of the same API, at or above ``threshold`` (0-100)."""
 
     name = "nearest"
+    records = False
 
     def __init__(self, threshold: float = DEFAULT_NEAREST_THRESHOLD) -> None:
         self.threshold = threshold
@@ -233,20 +244,35 @@ class NearestPolicy:
 
 
 class SimulatePolicy:
-    """An injected simulator writes the answer; the service records it."""
+    """A simulator writes the answer; the service records it.
+
+    ``simulator`` is a ``ToolSimulator`` (``simulate(SimulationRequest)``: the documentation,
+    examples and arguments) or a plain ``(tool, api, args)`` callable, sync or async.
+    """
 
     name = "simulate"
+    records = True
 
-    def __init__(self, simulator: Simulator) -> None:
+    def __init__(self, simulator: ToolSimulator | Simulator) -> None:
         self.simulator = simulator
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
+        model = getattr(self.simulator, "name", None)
+        simulate = getattr(self.simulator, "simulate", None)
         try:
-            response = await run_simulator(self.simulator, miss.tool, miss.api, miss.args)
-        except Exception as e:  # the simulator is user code: report, never crash
+            if simulate is not None:
+                request = simulation_request(miss.tool_spec, miss.api, miss.args, miss.store)
+                response = await simulate(request)
+            else:
+                simulator: Any = self.simulator
+                response = await run_simulator(simulator, miss.tool, miss.api, miss.args)
+        except Exception as e:  # the simulator is user code or an endpoint: report, never crash
             msg = f"simulator failed: {type(e).__name__}: {e}"
-            return MissAnswer(Response(ok=False, error=msg), "miss", code="sim_failed", status=502)
-        return MissAnswer(response, "simulated", record_as="simulated")
+            return MissAnswer(
+                Response(ok=False, error=msg), "miss", code="sim_failed", status=502, infra=True
+            )
+        name = model if isinstance(model, str) and model else None
+        return MissAnswer(response, "simulated", record_as="simulated", model=name)
 
     async def aclose(self) -> None:
         close = getattr(self.simulator, "aclose", None)
@@ -258,6 +284,7 @@ class UpstreamPolicy:
     """Forward the call to a real API and record what it answered."""
 
     name = "upstream"
+    records = True
 
     def __init__(self, upstream: Upstream) -> None:
         self.upstream = upstream
@@ -265,7 +292,9 @@ class UpstreamPolicy:
     async def answer(self, miss: Miss) -> MissAnswer | None:
         fetched = await self.upstream.fetch(miss.tool, miss.api, miss.args)
         if not fetched.recordable:
-            return MissAnswer(fetched.response, "miss", code="upstream_failed", status=502)
+            return MissAnswer(
+                fetched.response, "miss", code="upstream_failed", status=502, infra=True
+            )
         return MissAnswer(fetched.response, "upstream", record_as="upstream")
 
     async def aclose(self) -> None:
@@ -285,9 +314,15 @@ def _nearest(*, threshold: float | None = None, **settings: Any) -> MissPolicy:
     return NearestPolicy(DEFAULT_NEAREST_THRESHOLD if threshold is None else threshold)
 
 
-def _simulate(*, simulator: Simulator | None = None, **settings: Any) -> MissPolicy:
+def _simulate(
+    *, simulator: ToolSimulator | Simulator | str | None = None, **settings: Any
+) -> MissPolicy:
     if simulator is None:
-        raise MockToolsError("miss policy 'simulate' needs a simulator callable")
+        raise MockToolsError(
+            "miss policy 'simulate' needs a simulator (e.g. --simulator schema-sim, or a model)"
+        )
+    if isinstance(simulator, str):
+        simulator = named_simulator(simulator)
     return SimulatePolicy(simulator)
 
 

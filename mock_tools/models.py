@@ -72,6 +72,7 @@ class Provenance(_Strict):
     source: Source = "hand"
     recorded_at: datetime | None = None
     note: str = ""
+    model: str | None = Field(default=None, description="The simulator model, when simulated.")
 
 
 class Response(_Strict):

@@ -11,10 +11,12 @@ miss modules; never FastAPI or a transport.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -24,13 +26,14 @@ from jsonschema.validators import validator_for
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError
 from mock_tools.faults import FaultPlan, decide_fault, fault_reply
-from mock_tools.miss import ErrorPolicy, Miss, MissPolicy
-from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
+from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
+from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NameResolver
+from mock_tools.overlay import OverlayStore
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
 
-__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats"]
+__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats", "create_service"]
 
 _MAX_VIOLATIONS = 50
 _VALID_MEMO_SIZE = 100_000
@@ -70,6 +73,10 @@ class Outcome:
     headers: Mapping[str, str] | None = None
     raw: bytes | None = None
     """Bytes to send as they are (an injected malformed or empty body)."""
+    origin: dict[str, Any] | None = None
+    """Where a response made at run time came from: source, simulator model, time."""
+    infra: bool = False
+    """An infrastructure failure (simulator or upstream down): not the tool's behaviour."""
 
 
 class Stats:
@@ -101,6 +108,7 @@ class MockToolService:
         miss_policy: MissPolicy | None = None,
         faults: FaultPlan | None = None,
         writer: RecordingWriter | None = None,
+        overlay: OverlayStore | None = None,
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
@@ -108,6 +116,8 @@ class MockToolService:
         self.miss_policy: MissPolicy = miss_policy or ErrorPolicy()
         self.faults = faults or FaultPlan()
         self.writer = writer
+        self.overlay = overlay
+        self._pending: dict[tuple[str, str, str, int], asyncio.Future[Outcome]] = {}
         self.attempts = OccurrenceCounter()
         self.deliveries = OccurrenceCounter()
         self.stats = Stats()
@@ -204,16 +214,62 @@ class MockToolService:
         hit = self.store.get(tool, api, key, occurrence)
         if hit is not None:
             return Outcome("hit", hit, occurrence)
+        if self.overlay is not None:
+            made = self.overlay.get(tool, api, key)
+            if made is not None:
+                return _made(made[0], made[1], occurrence)
+        # Identical misses in flight share one answer: one simulator (or upstream) call.
+        pending_key = (tool, api, key, occurrence)
+        pending = self._pending.get(pending_key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self._pending[pending_key] = future
+        try:
+            outcome = await self._miss(tool, api, key, canon, occurrence)
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # retrieved here: the waiters re-raise it
+            raise
+        else:
+            future.set_result(outcome)
+            return outcome
+        finally:
+            del self._pending[pending_key]
+
+    async def _miss(
+        self, tool: str, api: str, key: str, canon: dict[str, Any], occurrence: int
+    ) -> Outcome:
         answer = await self.miss_policy.answer(
-            Miss(tool=tool, api=api, key=key, args=canon, occurrence=occurrence, store=self.store)
+            Miss(
+                tool=tool,
+                api=api,
+                key=key,
+                args=canon,
+                occurrence=occurrence,
+                store=self.store,
+                tool_spec=self.suite.tools.get(tool),
+            )
         )
         if answer is None:
             msg = f"no recording for {tool}/{api} with arguments {key}"
             return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
-        response = answer.response
-        if answer.record_as is not None:
-            response = await self._record(tool, api, key, canon, response, answer.record_as)
-        return Outcome(answer.provenance, response, occurrence, answer.code, answer.status)
+        if answer.record_as is None:
+            return Outcome(
+                answer.provenance,
+                answer.response,
+                occurrence,
+                answer.code,
+                answer.status,
+                infra=answer.infra,
+            )
+        provenance = Provenance(
+            source=answer.record_as, recorded_at=datetime.now(timezone.utc), model=answer.model
+        )
+        response, provenance = await self._record(
+            tool, api, key, canon, answer.response, provenance
+        )
+        return _made(response, provenance, occurrence)
 
     async def _record(
         self,
@@ -222,20 +278,19 @@ class MockToolService:
         key: str,
         canon: dict[str, Any],
         resp: Response,
-        source: Source,
-    ) -> Response:
-        """Index a produced response (first writer wins) and append it to the writer."""
-        if self.store.add_keyed(tool, api, key, resp) and self.writer is not None:
-            rec = Recording(
-                tool=tool,
-                api=api,
-                args=canon,
-                response=resp,
-                provenance=Provenance(source=source, recorded_at=datetime.now(timezone.utc)),
+        provenance: Provenance,
+    ) -> tuple[Response, Provenance]:
+        """Keep a response made at run time (the first one stored wins): in the overlay when
+        there is one, else in memory and the writer's JSONL file."""
+        if self.overlay is not None:
+            return await anyio.to_thread.run_sync(
+                self.overlay.put, tool, api, key, resp, provenance
             )
+        if self.store.add_keyed(tool, api, key, resp) and self.writer is not None:
+            rec = Recording(tool=tool, api=api, args=canon, response=resp, provenance=provenance)
             await anyio.to_thread.run_sync(self.writer.append, rec)
         stored = self.store.get(tool, api, key)
-        return stored if stored is not None else resp
+        return (stored if stored is not None else resp), provenance
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
@@ -246,7 +301,7 @@ class MockToolService:
         return n
 
     def health(self) -> dict[str, Any]:
-        return {
+        out = {
             "status": "ok",
             "suite": self.suite.name,
             "fingerprint": self.suite.fingerprint,
@@ -254,8 +309,57 @@ class MockToolService:
             "recordings": len(self.store),
             "miss_policy": self.miss_policy.name,
         }
+        if self.overlay is not None:
+            out["overlay"] = {"path": str(self.overlay.path), "entries": len(self.overlay)}
+        return out
 
     async def aclose(self) -> None:
         await self.miss_policy.aclose()
         if self.writer is not None:
             self.writer.close()
+        if self.overlay is not None:
+            self.overlay.close()
+
+
+def create_service(
+    suite: Suite,
+    *,
+    miss_policy: str | MissPolicy = "error",
+    fault: FaultConfig | None = None,
+    scenario_faults: Mapping[str, FaultConfig] | None = None,
+    record_to: str | Path | None = None,
+    overlay: str | Path | OverlayStore | None = None,
+    **policy_settings: Any,
+) -> MockToolService:
+    """The service of ``suite``.
+
+    ``miss_policy`` is a policy object or a name built with ``policy_settings`` (``simulator``,
+    ``upstream`` / ``upstream_url``, ``threshold``; ``mock_tools.miss.build_miss_policy``).
+    ``fault`` applies to every call; a task's own ``faults`` to calls that name the task;
+    ``scenario_faults`` overrides both per scenario id. Responses made at run time (simulated,
+    upstream) go to ``overlay`` (a path or an ``OverlayStore``), else to memory and the JSONL file
+    ``record_to``.
+    """
+    if "nearest_threshold" in policy_settings:  # the keyword create_app has always taken
+        policy_settings["threshold"] = policy_settings.pop("nearest_threshold")
+    policy = (
+        build_miss_policy(miss_policy, **policy_settings)
+        if isinstance(miss_policy, str)
+        else miss_policy
+    )
+    per_scenario = {t.id: t.faults for t in suite.tasks if t.faults is not None}
+    per_scenario.update(scenario_faults or {})
+    return MockToolService(
+        suite,
+        miss_policy=policy,
+        faults=FaultPlan(fault, per_scenario),
+        writer=RecordingWriter(record_to) if record_to is not None else None,
+        overlay=OverlayStore(overlay) if isinstance(overlay, (str, Path)) else overlay,
+    )
+
+
+def _made(response: Response, provenance: Provenance, occurrence: int) -> Outcome:
+    """The outcome of a response made at run time: provenance ``simulated`` or ``upstream``."""
+    origin = provenance.model_dump(mode="json", exclude_defaults=True)
+    name = "upstream" if provenance.source == "upstream" else "simulated"
+    return Outcome(name, response, occurrence, origin=origin)

@@ -23,7 +23,13 @@ ALLOWED: dict[str, set[str]] = {
     "sandbox.errors": set(),
     "sandbox.store": {"agents", "mock_tools", "sandbox.errors"},
     "sandbox.models": {"agents", "mock_tools", "sandbox.errors", "sandbox.store"},
-    "sandbox.tool_envs": {"agents", "mock_tools", "sandbox.errors", "sandbox.store"},
+    "sandbox.tool_envs": {
+        "agents",
+        "mock_tools",
+        "sandbox.errors",
+        "sandbox.store",
+        "sandbox.models",
+    },
     "sandbox.interop": {"agents", "mock_tools", "sandbox.errors", "sandbox.store"},
     "sandbox.eval": {
         "agents",

@@ -101,7 +101,25 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=DEFAULT_OUT, help="folder for run folders")
     tools = parser.add_argument_group("tools")
     tools.add_argument("--tools-url", default=None, help="a running mock_tools server")
-    tools.add_argument("--miss-policy", default="error", choices=list(MISS_POLICIES))
+    tools.add_argument(
+        "--miss-policy",
+        default="error",
+        choices=list(MISS_POLICIES),
+        help="what a call without a recording gets (default error; simulate needs --simulator)",
+    )
+    tools.add_argument(
+        "--simulator",
+        default=None,
+        metavar="MODEL",
+        help="the model that plays missing APIs: schema-sim (offline) or any model name",
+    )
+    tools.add_argument(
+        "--overlay",
+        default=None,
+        metavar="PATH",
+        help="where simulated/upstream responses are kept (default: the suite's overlay.sqlite)",
+    )
+    tools.add_argument("--upstream-url", default=None, help="real API for --miss-policy upstream")
     tools.add_argument("--fault-rate", type=float, default=None)
     tools.add_argument("--fault-seed", type=int, default=None)
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
@@ -130,6 +148,9 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         "run_id": getattr(args, "run_id", None),
         "tools_url": args.tools_url,
         "miss_policy": args.miss_policy,
+        "simulator": args.simulator,
+        "overlay": args.overlay,
+        "upstream_url": args.upstream_url,
         "fault_rate": args.fault_rate,
         "fault_seed": args.fault_seed,
     }

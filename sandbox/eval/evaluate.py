@@ -90,6 +90,9 @@ class RunScores(BaseModel):
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
     usage: UsageTotals
     price_source: str = Field(default="", description="Where the model's price came from.")
+    simulator: dict[str, Any] | None = Field(
+        default=None, description="What the tool simulator used (calls, tokens, cost), if any."
+    )
     infra: InfraSummary = Field(default_factory=InfraSummary)
     step_scores: StepReport | None = None
     reference: ReferenceComparison | None = None
@@ -323,6 +326,7 @@ async def evaluate_run_async(
         pass_hat_k=hat_k,
         usage=(usage := UsageTotals.of(trajs)),
         price_source=str(manifest.model.get("price_source") or ""),
+        simulator=manifest.tools.get("simulator"),
         infra=InfraSummary(
             retries=usage.model_retries,
             errors=sum(lb.infra_error for lb in labels),

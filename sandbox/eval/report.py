@@ -129,6 +129,18 @@ def render_markdown(scores: RunScores) -> str:
         + (f" (price: {scores.price_source})" if scores.price_source else "")
         + f", wall {u.wall_seconds:.1f}s over {u.episodes} trajectories.",
     ]
+    if scores.simulator:
+        s = scores.simulator
+        out += [
+            "",
+            "## Tool simulator (reported apart)",
+            "",
+            f"Model {s.get('model')}: {s.get('simulations', 0)} simulated responses, "
+            f"{s.get('calls', 0)} calls ({s.get('invalid_replies', 0)} replies not JSON, "
+            f"{s.get('retries', 0)} retried, {s.get('failures', 0)} failed), tokens "
+            f"{s.get('prompt_tokens', 0) + s.get('completion_tokens', 0)}, "
+            f"cost {s.get('cost', 0.0):.4f} USD.",
+        ]
     if scores.infra.retries or scores.infra.errors:
         i = scores.infra
         out += [

@@ -6,8 +6,10 @@ kind                    what it builds
 ``openai``              one client of an OpenAI-compatible endpoint (``sandbox.models.remote``)
 ``reference``           the task's reference path, then its answer (offline)
 ``noisy-reference``     the same with seeded mistakes at ``rate`` (offline, ``:RATE``)
+``explorer``            each offered tool once, then a digest of what it saw (offline baseline)
 ``replay``              the turns of a recorded run (offline, ``:RUN``)
 ``fork``                recorded turns up to a step, then another model (named directly)
+``schema-sim``          the offline tool simulator for ``--simulator`` (named directly)
 ======================  =====================================================================
 
 Importing ``sandbox.models`` registers them. A new kind is a module with a builder and one
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from sandbox.errors import ConfigError
 from sandbox.models.fork import build_fork
-from sandbox.models.offline import build_noisy, build_reference, parse_rate
+from sandbox.models.offline import build_explorer, build_noisy, build_reference, parse_rate
 from sandbox.models.provider import (
     MODEL_KINDS,
     ModelKind,
@@ -27,13 +29,20 @@ from sandbox.models.provider import (
     ModelSpec,
     register_model_kind,
 )
-from sandbox.models.remote import build_remote
+from sandbox.models.remote import build_remote, build_remote_simulator
 from sandbox.models.replay import build_replay, parse_run
+from sandbox.models.schema_sim import build_schema_agent, build_schema_simulator
 
 __all__ = ["build_models"]
 
 register_model_kind(
-    ModelKind("openai", build_remote, remote=True, summary="OpenAI-compatible endpoint")
+    ModelKind(
+        "openai",
+        build_remote,
+        remote=True,
+        simulator=build_remote_simulator,
+        summary="OpenAI-compatible endpoint",
+    )
 )
 register_model_kind(ModelKind("reference", build_reference, summary="follows the reference path"))
 register_model_kind(
@@ -45,10 +54,22 @@ register_model_kind(
     )
 )
 register_model_kind(
+    ModelKind("explorer", build_explorer, summary="calls each offered tool once, then answers")
+)
+register_model_kind(
     ModelKind("replay", build_replay, parse_arg=parse_run, summary="a recorded run")
 )
 register_model_kind(
     ModelKind("fork", build_fork, direct=True, summary="recorded steps, then another model")
+)
+register_model_kind(
+    ModelKind(
+        "schema-sim",
+        build_schema_agent,
+        direct=True,
+        simulator=build_schema_simulator,
+        summary="offline tool simulator (response templates)",
+    )
 )
 
 

@@ -1,8 +1,10 @@
-"""The offline kinds ``reference`` and ``noisy-reference``: one seeded model per episode.
+"""The offline kinds ``reference``, ``noisy-reference`` and ``explorer``: a model per episode.
 
-Both follow the task's reference path (``agents.models.reference``); the noisy one makes seeded
-mistakes at ``rate``, drawn from ``(seed, task, trial)`` and the position in the tree, so a run is
-reproducible bit for bit. May import ``sandbox.models.provider`` and ``sandbox.errors`` only.
+The first two follow the task's reference path (``agents.models.reference``); the noisy one makes
+seeded mistakes at ``rate``, drawn from ``(seed, task, trial)`` and the position in the tree, so a
+run is reproducible bit for bit. ``explorer`` needs no reference: it calls each offered tool once
+and answers with what it saw (``agents.models.explorer``), a smoke-test baseline. May import
+``sandbox.models.provider`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.model import Model
+from agents.models.explorer import ExplorerModel
 from agents.models.noisy import NoisyReferenceModel
 from agents.models.reference import PlanStep, ReferenceModel, ReferencePlan
 from mock_tools.models import Task
@@ -17,7 +20,14 @@ from mock_tools.names import function_name
 from sandbox.errors import ConfigError
 from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
 
-__all__ = ["NoisyReferenceModels", "ReferenceModels", "parse_rate", "reference_plan"]
+__all__ = [
+    "ExplorerModels",
+    "NoisyReferenceModels",
+    "ReferenceModels",
+    "build_explorer",
+    "parse_rate",
+    "reference_plan",
+]
 
 DEFAULT_RATE = 0.3
 
@@ -36,6 +46,11 @@ class ReferenceModels(OfflineModels):
         return ReferenceModel(reference_plan(task))
 
 
+class ExplorerModels(OfflineModels):
+    def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
+        return ExplorerModel(name=self.spec.name)
+
+
 class NoisyReferenceModels(OfflineModels):
     def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
         rate = float(self.spec.params.get("rate", DEFAULT_RATE))
@@ -51,6 +66,10 @@ def build_reference(spec: ModelSpec, settings: ModelSettings) -> ReferenceModels
 
 def build_noisy(spec: ModelSpec, settings: ModelSettings) -> NoisyReferenceModels:
     return NoisyReferenceModels(spec)
+
+
+def build_explorer(spec: ModelSpec, settings: ModelSettings) -> ExplorerModels:
+    return ExplorerModels(spec)
 
 
 def parse_rate(arg: str, name: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from agents.model import Model
 from agents.registry import Registry
 from mock_tools.models import Task
+from mock_tools.simulation import ToolSimulator
 from sandbox.models.prices import Price
 
 __all__ = [
@@ -101,6 +102,8 @@ class ModelKind:
     """Reads the ``:`` argument of a name (``noisy-reference:0.5``); None: the kind takes none."""
     direct: bool = False
     """Usable by its kind name alone, without an alias in ``models.yaml`` (``fork``)."""
+    simulator: Callable[[ModelSpec], ToolSimulator] | None = None
+    """Builds a tool simulator from the spec (``--simulator``); None: the kind cannot."""
     summary: str = ""
 
 

@@ -18,6 +18,7 @@ from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
+from sandbox.models.simulators import ModelSimulator
 
 if TYPE_CHECKING:
     from agents.models.openai_compat import OpenAICompatModel
@@ -26,6 +27,7 @@ __all__ = [
     "VLLM_HINT",
     "RemoteModels",
     "build_remote",
+    "build_remote_simulator",
     "openai_client",
     "unreachable_message",
 ]
@@ -124,6 +126,11 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
 
 def build_remote(spec: ModelSpec, settings: ModelSettings) -> RemoteModels:
     return RemoteModels(spec, settings)
+
+
+def build_remote_simulator(spec: ModelSpec) -> ModelSimulator:
+    """The endpoint playing tool APIs (``--simulator``)."""
+    return ModelSimulator(openai_client(spec), name=spec.name)
 
 
 def unreachable_message(spec: ModelSpec, reason: str) -> str:

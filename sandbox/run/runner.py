@@ -197,7 +197,9 @@ async def _execute(
     spend = RunSpend(config.max_run_cost, sum(t.usage.cost for t in finished.values()))
     status: RunStatus = "failed"
     try:
-        async with open_tool_envs(config, plan.suite) as tools:
+        async with open_tool_envs(config, plan.suite, env) as tools:
+            store.manifest.tools = tools.report()
+            store.write_manifest()
             progress = RunProgress(
                 len(plan.episodes),
                 title=f"{config.agent} x {config.model}",
@@ -205,9 +207,12 @@ async def _execute(
             )
             with progress:
                 progress.skip(len(plan.episodes) - len(todo))
-                await _run_episodes(
-                    plan.for_run(store.manifest.run_id), store, tools, todo, progress, spend
-                )
+                try:
+                    await _run_episodes(
+                        plan.for_run(store.manifest.run_id), store, tools, todo, progress, spend
+                    )
+                finally:
+                    store.manifest.tools = tools.report()
         status = "completed"
         if spend.skipped:
             status = "stopped"

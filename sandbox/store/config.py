@@ -76,6 +76,16 @@ class RunConfig(BaseModel):
         default=None, description="Base URL of a running mock_tools server (default: in-process)."
     )
     miss_policy: str = Field(default="error", description="What a call without a recording gets.")
+    simulator: str | None = Field(
+        default=None, description="Model that plays missing APIs (miss policy simulate)."
+    )
+    upstream_url: str | None = Field(
+        default=None, description="Real API base URL (miss policy upstream)."
+    )
+    overlay: str | None = Field(
+        default=None,
+        description="SQLite file of responses made at run time (default: <suite>/overlay.sqlite).",
+    )
     fault_rate: float | None = Field(default=None, ge=0.0, le=1.0)
     fault_seed: int | None = None
     model_cache: str | None = Field(

@@ -62,6 +62,11 @@ class Manifest(BaseModel):
     suite: SuiteInfo
     agent: dict[str, Any] = Field(default_factory=dict, description="Name and params.")
     model: dict[str, Any] = Field(default_factory=dict, description="Resolved model, no secrets.")
+    tools: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The tools' transport, the overlay at the start and the end of the run, "
+        "and what a tool simulator used.",
+    )
     episodes: list[EpisodeKey] = Field(
         default_factory=list, description="Every selected (task, trial), in run order."
     )

@@ -12,15 +12,19 @@ transport         selected by      what it is
 ================  ===============  ==========================================================
 
 Adding a transport (MCP, say) is a module whose ``open`` returns a ``ToolEnvs`` and one
-``register_tool_transport`` line. May import ``sandbox.store.config``, ``sandbox.tool_envs.http``,
-``agents`` and ``mock_tools`` only.
+``register_tool_transport`` line. The in-process transport builds the miss policy of the run's
+config, with its simulator (``--simulator``, through ``sandbox.models``) and, for policies that
+record, the overlay (``--overlay``, default ``<suite>/overlay.sqlite``). May import
+``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs.http``, ``agents`` and
+``mock_tools`` only.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -28,8 +32,19 @@ import httpx
 
 from agents.registry import Registry
 from agents.toolenv import ToolEnv
-from mock_tools import MockToolsError, Suite, Task, create_app, in_process_client
+from mock_tools import (
+    MockToolsError,
+    MockToolService,
+    Suite,
+    Task,
+    build_miss_policy,
+    http_app,
+    in_process_client,
+)
+from mock_tools.overlay import OVERLAY_FILE
+from mock_tools.service import create_service
 from sandbox.errors import ConfigError
+from sandbox.models.simulators import build_simulator
 from sandbox.store.config import RunConfig
 from sandbox.tool_envs.http import HttpToolEnv
 
@@ -68,11 +83,19 @@ class ToolEnvs(Protocol):
 
     def for_episode(self, task: Task, *, session: str) -> EpisodeToolEnv: ...
 
+    def report(self) -> dict[str, Any]:
+        """What the run should record about its tools (transport, overlay, simulator usage)."""
+        ...
+
+
+Opener = Callable[[RunConfig, Suite, Mapping[str, str]], ToolEnvs]
+"""Opens a transport's tools for a run: its config, its suite, the environment (API keys)."""
+
 
 @dataclass(frozen=True)
 class ToolTransport:
     name: str
-    open: Callable[[RunConfig, Suite], ToolEnvs]
+    open: Opener
     selected_by: str | None = None
     """The ``RunConfig`` field that selects this transport when set; None: the default."""
 
@@ -84,41 +107,78 @@ def register_tool_transport(transport: ToolTransport) -> ToolTransport:
     return TOOL_TRANSPORTS.register(transport.name, transport)
 
 
-def open_tool_envs(config: RunConfig, suite: Suite) -> ToolEnvs:
-    """The tools of a run with ``config`` on ``suite`` (use as ``async with``)."""
+def open_tool_envs(
+    config: RunConfig, suite: Suite, env: Mapping[str, str] | None = None
+) -> ToolEnvs:
+    """The tools of a run with ``config`` on ``suite`` (use as ``async with``); ``env`` gives
+    the API keys of models the tools need (a simulator)."""
     default: ToolTransport | None = None
     for _, transport in TOOL_TRANSPORTS.items():
         if transport.selected_by is None:
             default = default or transport
         elif getattr(config, transport.selected_by, None):
-            return transport.open(config, suite)
+            return transport.open(config, suite, env or {})
     assert default is not None, "no default tool transport registered"
-    return default.open(config, suite)
+    return default.open(config, suite, env or {})
 
 
 class HttpToolEnvs:
     """Per-episode ``HttpToolEnv``s over one shared ``httpx.AsyncClient``."""
 
     def __init__(
-        self, client: httpx.AsyncClient, config: RunConfig, suite: Suite, *, remote: str | None
+        self,
+        client: httpx.AsyncClient,
+        config: RunConfig,
+        suite: Suite,
+        *,
+        remote: str | None,
+        service: MockToolService | None = None,
     ) -> None:
         self.client = client
         self.suite = suite
         self.faults = config.run_faults()
         self.remote = remote
+        self.service = service
         self.suite_dir = config.suite
+        self._overlay_at_start: dict[str, Any] | None = None
 
     async def __aenter__(self) -> HttpToolEnvs:
         await self.client.__aenter__()
         if self.remote is not None:
             await self._check_remote()
+        overlay = self.service.overlay if self.service is not None else None
+        if overlay is not None:
+            self._overlay_at_start = {
+                "path": str(overlay.path),
+                "entries_at_start": len(overlay),
+                "fingerprint_at_start": overlay.fingerprint(),
+            }
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.client.__aexit__(*exc)
+        if self.service is not None:  # in process: no ASGI lifespan closes it
+            await self.service.aclose()
 
     def for_episode(self, task: Task, *, session: str) -> HttpToolEnv:
         return HttpToolEnv(self.client, task, self.suite.apis, session=session, faults=self.faults)
+
+    def report(self) -> dict[str, Any]:
+        if self.service is None:
+            return {"transport": "http", "url": self.remote}
+        out: dict[str, Any] = {
+            "transport": "in-process",
+            "miss_policy": self.service.miss_policy.name,
+        }
+        if self.service.overlay is not None:
+            out["overlay"] = {
+                **(self._overlay_at_start or {}),
+                "entries_at_end": len(self.service.overlay),
+            }
+        usage = getattr(getattr(self.service.miss_policy, "simulator", None), "usage", None)
+        if usage is not None:
+            out["simulator"] = usage.model_dump()
+        return out
 
     async def _check_remote(self) -> None:
         """One ``/health`` call: a remote tool server must answer and serve the same suite."""
@@ -141,18 +201,28 @@ class HttpToolEnvs:
             )
 
 
-def _in_process(config: RunConfig, suite: Suite) -> HttpToolEnvs:
+def _in_process(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
+    simulator = build_simulator(config.simulator, env=env) if config.simulator else None
     try:
-        app = create_app(suite, miss_policy=config.miss_policy)
+        policy = build_miss_policy(
+            config.miss_policy, simulator=simulator, upstream_url=config.upstream_url
+        )
+        overlay = None
+        if policy.records or config.overlay:
+            overlay = config.overlay or _default_overlay(config, suite)
+        service = create_service(suite, miss_policy=policy, overlay=overlay)
     except MockToolsError as e:
-        raise ConfigError(
-            f"cannot build the mock tool server: {e}; start `python -m mock_tools serve "
-            f"{config.suite} --miss-policy {config.miss_policy} ...` and pass --tools-url"
-        ) from e
-    return HttpToolEnvs(in_process_client(app, timeout=60.0), config, suite, remote=None)
+        raise ConfigError(f"cannot build the mock tool server: {e}") from e
+    app = http_app(service)
+    client = in_process_client(app, timeout=60.0)
+    return HttpToolEnvs(client, config, suite, remote=None, service=service)
 
 
-def _remote(config: RunConfig, suite: Suite) -> HttpToolEnvs:
+def _default_overlay(config: RunConfig, suite: Suite) -> Path:
+    return Path(suite.path or config.suite) / OVERLAY_FILE
+
+
+def _remote(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
     assert config.tools_url is not None
     url = config.tools_url.rstrip("/")
     client = httpx.AsyncClient(base_url=url, timeout=60.0)

@@ -144,6 +144,7 @@ class HttpToolEnv:
             content=observation_text(msg, ""),
             provenance=f"transport:{kind}",
             error=msg,
+            infra=True,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
 
@@ -185,12 +186,15 @@ def _to_observation(resp: httpx.Response, latency_ms: float) -> Observation:
         response = payload.get("body", payload.get("response", ""))
         if response is None:
             response = ""
+    origin = payload.get("origin")
     return Observation(
         ok=ok,
         content=observation_text("" if ok else error, response),
         status=status,
         provenance=provenance,
         error="" if ok else error,
+        origin=origin if isinstance(origin, dict) else None,
+        infra=payload.get("infra") is True,
         latency_ms=latency_ms,
     )
 

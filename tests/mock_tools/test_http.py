@@ -58,16 +58,21 @@ def test_native_and_virtual_over_http(base_url):
         assert c.get("/stats").json()["totals"] == {"bad_request": 1, "hit": 2, "unknown": 1}
 
 
-def test_serve_command_records_upstream_answers(base_url, suite_dir, tmp_path):
-    """`serve --miss-policy upstream` forwards a miss to a real server, records it, then hits."""
-    import json
+def test_serve_command_keeps_upstream_answers_in_the_overlay(base_url, suite_dir, tmp_path):
+    """`serve --miss-policy upstream` forwards a miss to a real server and keeps the answer in
+    the suite's overlay, never in the suite's own files: the next identical call is served from
+    the overlay, and the suite's fingerprint does not change."""
     import shutil
     import subprocess
     import sys
 
+    from mock_tools import load_suite
+    from mock_tools.overlay import OverlayStore
+
     empty = tmp_path / "empty"
     shutil.copytree(suite_dir, empty)
     shutil.rmtree(empty / "recordings")
+    before = load_suite(empty).fingerprint
     port = _free_port()
     cmd = [sys.executable, "-m", "mock_tools", "serve", str(empty), "--port", str(port)]
     cmd += ["--miss-policy", "upstream", "--upstream-url", f"{base_url}/tools"]
@@ -89,11 +94,13 @@ def test_serve_command_records_upstream_answers(base_url, suite_dir, tmp_path):
             assert first.headers[PROVENANCE_HEADER] == "upstream"
             assert first.json()["body"] == {"temp_c": 3, "sky": "snow"}
             again = c.post("/tools/Weather Now/current", json={"city": " Oslo", "days": 1})
-            assert again.headers[PROVENANCE_HEADER] == "hit"
+            assert again.headers[PROVENANCE_HEADER] == "upstream"
             assert again.json()["body"] == first.json()["body"]
+            assert again.json()["origin"]["source"] == "upstream"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    lines = (empty / "recordings" / "recorded.jsonl").read_text().splitlines()
-    assert len(lines) == 1
-    assert json.loads(lines[0])["provenance"]["source"] == "upstream"
+    assert not (empty / "recordings").exists()
+    assert load_suite(empty).fingerprint == before
+    (kept,) = list(OverlayStore(empty / "overlay.sqlite").recordings())
+    assert kept.provenance.source == "upstream" and kept.args == {"city": "Oslo", "days": 1}

@@ -1,0 +1,222 @@
+"""The simulate path: what a simulator is told, what counts as its answer, the overlay, and
+identical misses served by one simulation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mock_tools import PROVENANCE_HEADER, create_app, in_process_client, load_suite
+from mock_tools.models import ApiSpec, Response, ToolSpec
+from mock_tools.overlay import OverlayStore, freeze
+from mock_tools.simulation import (
+    MAX_EXAMPLE_CHARS,
+    MAX_EXAMPLES,
+    Completion,
+    PromptedSimulator,
+    SchemaSimulator,
+    SimulationFailed,
+    SimulationRequest,
+    named_simulator,
+    parse_simulated,
+    simulation_messages,
+    simulation_request,
+)
+from mock_tools.store import RecordingStore
+
+WEATHER = ToolSpec(
+    name="Weather Now",
+    description="Current weather by city.",
+    apis=[
+        ApiSpec(
+            name="current",
+            description="Current conditions.",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "description": "A city name."},
+                    "days": {"type": "integer", "default": 1},
+                },
+                "required": ["city"],
+            },
+            returns='{"temp_c": "int", "sky": "str", "city": "str"}',
+        )
+    ],
+)
+
+
+def _store(n: int, body_chars: int = 10) -> RecordingStore:
+    store = RecordingStore(schemas={("Weather Now", "current"): WEATHER.apis[0].parameters})
+    for i in range(n):
+        store.add_keyed(
+            "Weather Now", "current", json.dumps({"city": f"C{i}"}), Response(body="x" * body_chars)
+        )
+    return store
+
+
+def test_a_request_documents_the_api_and_carries_recorded_examples() -> None:
+    request = simulation_request(WEATHER, "current", {"city": "Rome"}, _store(8))
+    doc = request.documentation()
+    assert doc["api_description"] == "Current conditions."
+    assert doc["required_parameters"] == [
+        {"name": "city", "type": "string", "description": "A city name."}
+    ]
+    assert doc["optional_parameters"] == [{"name": "days", "type": "integer", "default": 1}]
+    assert doc["response_template"].startswith('{"temp_c"')
+    assert len(request.examples) == MAX_EXAMPLES  # at most five, in recording order
+    assert [a["city"] for a, _ in request.examples] == ["C0", "C1", "C2", "C3", "C4"]
+
+
+def test_examples_shrink_while_their_text_is_too_long() -> None:
+    request = simulation_request(WEATHER, "current", {"city": "Rome"}, _store(5, body_chars=900))
+    assert len(request.examples) == 2  # three would exceed 2,048 characters
+    one = simulation_request(WEATHER, "current", {}, _store(1, body_chars=5000))
+    assert len(one.examples) == 1  # never fewer than one...
+    shown = simulation_messages(one)[1]["content"]
+    assert len(shown) < 5000 + 1000  # ...but its text is cut in the prompt
+    assert MAX_EXAMPLE_CHARS == 2048
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"error": "", "response": {"temp_c": 20}}', Response(ok=True, body={"temp_c": 20})),
+        ('```json\n{"error": "", "response": [1]}\n```', Response(ok=True, body=[1])),
+        (
+            '{"error": "city not found", "response": ""}',
+            Response(ok=False, error="city not found", body=""),
+        ),
+        ('{"temp_c": 20}', Response(ok=True, body={"temp_c": 20})),
+        ("[1, 2]", None),
+        ("It is 20 degrees.", None),
+        ('"just a string"', None),
+        ("", None),
+    ],
+)
+def test_only_a_json_object_is_a_simulated_answer(reply: str, expected: Response | None) -> None:
+    assert parse_simulated(reply) == expected
+
+
+async def test_a_prompted_simulator_retries_replies_that_are_not_objects_then_fails() -> None:
+    replies = iter(["not json", "[1]", '{"error": "", "response": {"ok": 1}}'])
+    asked: list[Any] = []
+
+    async def complete(messages: list[dict[str, Any]]) -> Completion:
+        asked.append(messages)
+        return Completion(next(replies), prompt_tokens=100, completion_tokens=10, cost=0.001)
+
+    sim = PromptedSimulator(complete, name="fake", attempts=3)
+    response = await sim.simulate(SimulationRequest(tool="t", api="a", args={}))
+    assert response.body == {"ok": 1} and len(asked) == 3
+    assert (sim.usage.calls, sim.usage.invalid_replies, sim.usage.failures) == (3, 2, 0)
+    assert sim.usage.cost == pytest.approx(0.003)
+    bad = PromptedSimulator(complete, name="fake", attempts=1)
+    replies = iter(["nope"])
+    with pytest.raises(SimulationFailed, match="did not answer with a JSON object"):
+        await bad.simulate(SimulationRequest(tool="t", api="a", args={}))
+    assert bad.usage.failures == 1
+
+
+async def test_schema_sim_fills_the_template_deterministically() -> None:
+    request = simulation_request(WEATHER, "current", {"city": "Rome"}, _store(0))
+    first = await SchemaSimulator().simulate(request)
+    again = await named_simulator("schema-sim").simulate(request)
+    assert first == again and first.ok
+    assert first.body["city"] == "Rome"  # an argument of the same name is kept
+    assert isinstance(first.body["temp_c"], int) and isinstance(first.body["sky"], str)
+    other = await SchemaSimulator().simulate(
+        simulation_request(WEATHER, "current", {"city": "Oslo"}, _store(0))
+    )
+    assert other.body != first.body
+
+
+def test_an_unknown_simulator_name_is_a_clear_error() -> None:
+    with pytest.raises(Exception, match="unknown simulator|unknown model"):
+        named_simulator("no-such-simulator-model")
+
+
+class CountingSimulator:
+    name = "counting"
+
+    def __init__(self, delay: float = 0.05) -> None:
+        self.calls: list[SimulationRequest] = []
+        self.delay = delay
+
+    async def simulate(self, request: SimulationRequest) -> Response:
+        self.calls.append(request)
+        await asyncio.sleep(self.delay)
+        return Response(body={"simulated_for": request.args, "n": len(self.calls)})
+
+
+async def test_identical_misses_in_flight_make_one_simulation(suite_dir: Path, tmp_path: Path):
+    sim = CountingSimulator()
+    overlay = tmp_path / "overlay.sqlite"
+    app = create_app(load_suite(suite_dir), miss_policy="simulate", simulator=sim, overlay=overlay)
+    async with in_process_client(app) as c:
+        answers = await asyncio.gather(
+            *(
+                c.post(
+                    "/tools/Weather Now/current",
+                    json={"city": "Rome"},
+                    headers={"X-Sandbox-Session": f"episode-{i}"},
+                )
+                for i in range(6)
+            )
+        )
+    assert len(sim.calls) == 1
+    bodies = {json.dumps(a.json()["body"], sort_keys=True) for a in answers}
+    assert len(bodies) == 1 and all(a.headers[PROVENANCE_HEADER] == "simulated" for a in answers)
+    # the simulator saw the API's documentation and its recorded calls as examples
+    (request,) = sim.calls
+    assert request.spec is not None and request.examples
+
+
+async def test_the_overlay_keeps_answers_and_leaves_the_suite_untouched(suite_dir, tmp_path):
+    suite = load_suite(suite_dir)
+    before = suite.fingerprint
+    overlay_path = tmp_path / "overlay.sqlite"
+    first = CountingSimulator(delay=0)
+    app = create_app(suite, miss_policy="simulate", simulator=first, overlay=overlay_path)
+    async with in_process_client(app) as c:
+        made = (await c.post("/tools/Weather Now/current", json={"city": "Rome"})).json()
+    assert made["provenance"] == "simulated" and made["origin"]["model"] == "counting"
+    # a new server on the same overlay serves the stored answer, still as simulated
+    second = CountingSimulator(delay=0)
+    app = create_app(suite, miss_policy="simulate", simulator=second, overlay=overlay_path)
+    async with in_process_client(app) as c:
+        served = (await c.post("/tools/Weather Now/current", json={"city": "Rome"})).json()
+    assert second.calls == [] and served["body"] == made["body"]
+    assert served["provenance"] == "simulated" and served["origin"]["source"] == "simulated"
+    assert load_suite(suite_dir).fingerprint == before
+    # freezing writes the overlay into the suite's recordings: then it is a plain hit
+    store = OverlayStore(overlay_path)
+    summary = freeze(suite_dir, store, name="frozen.jsonl")
+    store.close()
+    assert summary["written"] == 1 and Path(summary["file"]).name == "frozen.jsonl"
+    frozen = load_suite(suite_dir)
+    assert frozen.fingerprint != before
+    async with in_process_client(create_app(frozen)) as c:
+        hit = await c.post("/tools/Weather Now/current", json={"city": "Rome"})
+    assert hit.headers[PROVENANCE_HEADER] == "hit" and hit.json()["body"] == made["body"]
+
+
+async def test_a_failed_simulation_is_infrastructure_and_is_not_kept(suite_dir, tmp_path):
+    class Down:
+        name = "down"
+
+        async def simulate(self, request: SimulationRequest) -> Response:
+            raise SimulationFailed("the simulator model failed: connection refused")
+
+    overlay_path = tmp_path / "overlay.sqlite"
+    app = create_app(
+        load_suite(suite_dir), miss_policy="simulate", simulator=Down(), overlay=overlay_path
+    )
+    async with in_process_client(app) as c:
+        r = await c.post("/tools/Weather Now/current", json={"city": "Rome"})
+    assert r.status_code == 502 and r.json()["infra"] is True
+    assert r.json()["code"] == "sim_failed" and "connection refused" in r.json()["error"]
+    assert len(OverlayStore(overlay_path)) == 0
