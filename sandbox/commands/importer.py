@@ -43,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = kinds.add_parser("stb-cache", help="A StableToolBench response cache folder.")
     p.add_argument("cache", type=Path, metavar="CACHE_DIR")
     _common(p, fresh=False)
+    p.add_argument(
+        "--keep-errors",
+        action="store_true",
+        help="also keep the responses StableToolBench treats as misses (rate limits, "
+        "authorisation and parameter errors, empty answers)",
+    )
     p.set_defaults(handler=_cache)
 
     p = kinds.add_parser("tooleyes", help="ToolEyes' data folder (Tool_Library, Test_Data).")
@@ -82,7 +88,7 @@ def _answers(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    return _print(import_stb_cache(args.cache, args.out, args.name))
+    return _print(import_stb_cache(args.cache, args.out, args.name, keep_errors=args.keep_errors))
 
 
 def _tooleyes(args: argparse.Namespace) -> int:

@@ -9,6 +9,13 @@ When the target suite already exists (e.g. imported from the query files), cache
 resolved onto its tools with ToolBench's name standardisation; APIs it lacks are added to
 ``tools/stb-cache.yaml`` with an open schema (names and types unknown beyond the cache keys).
 Recordings are JSONL: ``mock_tools`` loads no SQLite store yet.
+
+StableToolBench treats some real responses as misses and simulates those calls instead
+(``invalid_reason``, after its server's validity rule: an error, a rate limit or timeout, an
+authorisation failure, a parameter error, an empty response). They are left out unless
+``keep_errors`` is set, so that a suite served with ``--miss-policy simulate`` behaves as
+StableToolBench's server does. May import ``sandbox.store``, ``sandbox.errors`` and ``interop``
+modules.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from sandbox.errors import SandboxError
 from sandbox.interop.suite_writer import dump_yaml, write_recordings
 from sandbox.interop.summary import ImportSummary
 
-__all__ = ["LARGE_CACHE", "import_stb_cache", "parse_cache_key"]
+__all__ = ["LARGE_CACHE", "import_stb_cache", "invalid_reason", "parse_cache_key"]
 
 LARGE_CACHE = 50_000
 RECORDINGS_FILE = "stb-cache"
@@ -62,6 +69,66 @@ def cached_response(value: Any) -> Response:
     return Response(ok=True, body=value)
 
 
+_UNAVAILABLE = (
+    "rate limit",
+    "time out",
+    "timed out",
+    "does not exist",
+    "404",
+    "504",
+    "500",
+    "internal error",
+)
+_AUTH = (
+    "authoriz",
+    "authenticat",
+    "unauthorized",
+    "blocked user",
+    "unsubscribe",
+    "blocked",
+    "401",
+    "403",
+    "credential",
+    "unauthenticated",
+    "disabled for your subscription",
+    "invalid consumer key",
+)
+_PARAMETER = ("parameter", "parse", "is not defined")
+
+
+def invalid_reason(value: Any) -> str | None:
+    """Why StableToolBench would not take a cached real response as one (None: it would).
+
+    Its rule, in order: the observation must be ``{"error": "", "response": ...}``; a complaint
+    about an unexpected keyword argument is a valid answer; then the response text (lower-cased)
+    must not mention a rate limit, a timeout, a missing API or a 404/500/504 (a plain substring
+    test, so a number containing 500 counts too, as it does there), an authorisation problem, or
+    a parameter or parse error, and must not be empty or a 50x/429 status dump.
+    """
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return "not an observation object"
+    if not isinstance(value, dict) or "response" not in value or value.get("error", None) != "":
+        return "an error"
+    text = str(value["response"])
+    low = text.lower()
+    if "got an unexpected keyword argument" in low:
+        return None
+    if any(s in low for s in _UNAVAILABLE) or "Service Not Found" in text:
+        return "unavailable (rate limit, timeout, missing API)"
+    if any(s in low for s in _AUTH) or "ACCESS_DENIED" in text:
+        return "an authorisation failure"
+    if any(s in low for s in _PARAMETER):
+        return "a parameter error"
+    if not text:
+        return "empty"
+    if "status_code=50" in text or "status_code=429" in text:
+        return "an HTTP error dump"
+    return None
+
+
 def _tool_of(folder: str, category: str) -> str:
     for suffix in (f"_for_{standardize(category)}", f"_for_{category}"):
         if folder.endswith(suffix) and len(folder) > len(suffix):
@@ -69,7 +136,13 @@ def _tool_of(folder: str, category: str) -> str:
     return folder
 
 
-def import_stb_cache(cache: Path, out: Path, name: str | None = None) -> ImportSummary:
+def import_stb_cache(
+    cache: Path, out: Path, name: str | None = None, *, keep_errors: bool = False
+) -> ImportSummary:
+    """Import a StableToolBench cache folder into the suite ``out`` (new or existing).
+
+    Responses StableToolBench treats as misses (``invalid_reason``) are skipped unless
+    ``keep_errors``."""
     if not cache.is_dir():
         raise SandboxError(
             f"{cache}: not a folder (expected <Category>/<tool>_for_<cat>/<api>.json)"
@@ -113,6 +186,10 @@ def import_stb_cache(cache: Path, out: Path, name: str | None = None) -> ImportS
                 args = parse_cache_key(key)
             except ValueError as e:
                 summary.skip(f"{f} key {key[:60]!r}", f"malformed key: {e}")
+                continue
+            reason = None if keep_errors else invalid_reason(value)
+            if reason is not None:
+                summary.skip(f"{f} key {key[:60]!r}", f"a miss for StableToolBench: {reason}")
                 continue
             recordings.append(
                 Recording(

@@ -8,7 +8,7 @@ import pytest
 from mock_tools.canonical import canonical_key
 from mock_tools.suite import load_suite
 from sandbox.errors import SandboxError
-from sandbox.interop.stb_cache import import_stb_cache, parse_cache_key
+from sandbox.interop.stb_cache import import_stb_cache, invalid_reason, parse_cache_key
 from sandbox.interop.toolbench_queries import import_queries
 
 
@@ -39,7 +39,7 @@ def test_keys_are_literals_never_code() -> None:
 
 
 def test_cache_into_new_suite(tmp_path: Path) -> None:
-    summary = import_stb_cache(_cache(tmp_path), tmp_path / "suite")
+    summary = import_stb_cache(_cache(tmp_path), tmp_path / "suite", keep_errors=True)
     suite = load_suite(tmp_path / "suite")
     assert list(suite.apis) == [("currency_converter", "convert")]
     assert summary.read == {"files": 2, "entries": 4}
@@ -52,6 +52,33 @@ def test_cache_into_new_suite(tmp_path: Path) -> None:
     ok, failed = sorted(suite.recordings, key=lambda r: r.response.ok, reverse=True)
     assert (ok.response.body, ok.provenance.source) == ("{'result': 4.6}", "stabletoolbench")
     assert (failed.response.ok, failed.response.error) == (False, "Rate limit")
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ({"error": "", "response": {"price": 12.5}}, True),
+        ({"error": "", "response": "got an unexpected keyword argument 'x'"}, True),
+        ({"error": "Rate limit", "response": ""}, False),
+        ({"response": "no error key"}, False),
+        ({"error": "", "response": "You have exceeded the rate limit per minute"}, False),
+        ({"error": "", "response": "Request timed out"}, False),
+        ({"error": "", "response": {"message": "You are not subscribed. Unauthorized"}}, False),
+        ({"error": "", "response": "Invalid parameter: date"}, False),
+        ({"error": "", "response": ""}, False),
+        ({"error": "", "response": "<Response status_code=503>"}, False),
+        ({"error": "", "response": {"total": 1500}}, False),  # StableToolBench's own substring rule
+    ],
+)
+def test_stabletoolbench_validity_rule(value: dict, kept: bool) -> None:
+    assert (invalid_reason(value) is None) is kept
+
+
+def test_responses_stabletoolbench_would_simulate_are_left_out_unless_kept(tmp_path: Path) -> None:
+    summary = import_stb_cache(_cache(tmp_path), tmp_path / "suite")
+    suite = load_suite(tmp_path / "suite")
+    assert [r.response.ok for r in suite.recordings] == [True]
+    assert summary.to_json()["skipped_by_reason"]["a miss for StableToolBench"] == 1
 
 
 def test_cache_merges_onto_imported_queries(tmp_path: Path) -> None:
@@ -72,7 +99,7 @@ def test_cache_merges_onto_imported_queries(tmp_path: Path) -> None:
     src = tmp_path / "G1_instruction.json"
     src.write_text(json.dumps([query]), encoding="utf-8")
     import_queries([src], tmp_path / "suite")
-    summary = import_stb_cache(_cache(tmp_path), tmp_path / "suite")
+    summary = import_stb_cache(_cache(tmp_path), tmp_path / "suite", keep_errors=True)
     assert summary.written["tools"] == 0
     suite = load_suite(tmp_path / "suite")
     assert {(r.tool, r.api) for r in suite.recordings} == {("Currency Converter", "Convert")}
