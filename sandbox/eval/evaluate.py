@@ -67,7 +67,9 @@ class ReferenceComparison(BaseModel):
 class InfraSummary(BaseModel):
     """Infrastructure trouble of a run: never the agents' mistakes, always reported."""
 
-    retries: int = Field(default=0, description="Model calls the clients retried.")
+    retries: int = Field(
+        default=0, description="Model calls the clients retried (the agents' and the simulator's)."
+    )
     errors: int = Field(default=0, description="Episodes that ended on an infrastructure error.")
     episodes: list[str] = Field(
         default_factory=list, description="Those episodes, as task#trial (run them again)."
@@ -328,7 +330,8 @@ async def evaluate_run_async(
         price_source=str(manifest.model.get("price_source") or ""),
         simulator=manifest.tools.get("simulator"),
         infra=InfraSummary(
-            retries=usage.model_retries,
+            retries=usage.model_retries
+            + int((manifest.tools.get("simulator") or {}).get("retries", 0)),
             errors=sum(lb.infra_error for lb in labels),
             episodes=[f"{lb.task_id}#{lb.trial}" for lb in labels if lb.infra_error],
         ),

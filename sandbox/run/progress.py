@@ -38,6 +38,7 @@ class RunProgress:
         self.model_calls = 0
         self.tokens = 0
         self.retries = 0
+        self.simulator_retries = 0
         self._stream = stream or sys.stderr
         self._console = Console(file=self._stream, stderr=stream is None)
         self._live = self._console.is_terminal and not self._console.is_dumb_terminal
@@ -82,6 +83,7 @@ class RunProgress:
         model_calls: int,
         tokens: int,
         retries: int = 0,
+        simulator_retries: int = 0,
     ) -> None:
         """One finished episode: ``label`` solved/unsolved/unsure, ``error`` for infra errors."""
         self.done += 1
@@ -94,6 +96,7 @@ class RunProgress:
         self.model_calls += model_calls
         self.tokens += tokens
         self.retries += retries
+        self.simulator_retries = simulator_retries
         if self._progress is not None and self._task_id is not None:
             self._progress.update(self._task_id, completed=self.done, **self._fields())
         else:
@@ -112,7 +115,7 @@ class RunProgress:
             "errors": self.errors,
             "calls": self.model_calls,
             "tokens": self.tokens,
-            "retries": self.retries,
+            "retries": self.retries + self.simulator_retries,
         }
 
     def __exit__(

@@ -295,6 +295,7 @@ async def _run_episodes(
             model_calls=traj.usage.model_calls,
             tokens=traj.usage.tokens,
             retries=traj.usage.model_retries,
+            simulator_retries=tools.report().get("simulator", {}).get("retries", 0),
         )
 
     jobs = [asyncio.ensure_future(one(task, trial)) for task, trial in todo]
