@@ -24,6 +24,7 @@ from sandbox.eval.judge import Judge
 from sandbox.eval.report import print_table, write_report
 from sandbox.models import RequestCache, resolve_model
 from sandbox.models.remote import openai_client
+from sandbox.store import RunStore
 
 JUDGE_CACHE_FILE = "judge_cache.sqlite"
 
@@ -144,6 +145,8 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
 def handle(args: Any) -> int:
     scores = asyncio.run(_evaluate(args))
     written = write_report(args.run, scores, plots=not args.no_plots)
+    if RunStore.open(args.run).complete_if_finished():
+        print(f"note: {args.run} had stored every episode; marked completed now", file=sys.stderr)
     if args.json:
         print(json.dumps(json_summary(scores, args.run), sort_keys=True))
         return 0

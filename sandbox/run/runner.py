@@ -14,9 +14,12 @@ ended on an infrastructure or harness error are run again, nothing is duplicated
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
-from collections.abc import Mapping
+import shutil
+import signal
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -27,7 +30,7 @@ from agents.errors import AgentsError
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task, load_suite
-from sandbox.errors import ConfigError, RunError, SandboxError
+from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import evaluate_run_async
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
@@ -121,7 +124,10 @@ def resume_run(
         raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
     if overrides:
         store.manifest.config = store.manifest.config.model_copy(update=dict(overrides))
-    return asyncio.run(_execute(store.manifest.config, store, env, show_progress, plots))
+    # The suite where it is now (its recorded path works from any folder); resuming still
+    # refuses a suite whose fingerprint changed.
+    config = store.manifest.config.model_copy(update={"suite": str(store.suite_path())})
+    return asyncio.run(_execute(config, store, env, show_progress, plots))
 
 
 async def run_suite_async(
@@ -181,25 +187,71 @@ async def _execute(
     show_progress: bool,
     plots: bool = False,
 ) -> RunResult:
-    plan = _Plan(config, env)
-    await plan.models.probe()
-    if store is None:
-        store = _create_store(plan)
-        finished: dict[EpisodeKey, Trajectory] = {}
-    else:
-        _check_resumable(store, plan)
-        finished = store.compact()
-        store.manifest.resumed_at.append(datetime.now(timezone.utc))
-        store.manifest.status = "running"
-        store.manifest.ended_at = None
+    if store is not None:
+        store.lock()  # first: a second writer is told at once
+    try:
+        plan = _Plan(config, env)
+    except BaseException:
+        if store is not None:
+            store.release()
+        raise
+    created = store is None
+    try:
+        await plan.models.probe()
+        if store is not None:
+            _check_resumable(store, plan)
+        async with open_tool_envs(config, plan.suite, env) as tools:
+            if store is None:
+                store = _create_store(plan)  # only now: a run that cannot start leaves no folder
+                finished: dict[EpisodeKey, Trajectory] = {}
+            else:
+                finished = store.compact()
+                store.manifest.resumed_at.append(datetime.now(timezone.utc))
+                store.manifest.status = "running"
+                store.manifest.ended_at = None
+                store.manifest.error = None
+            store.manifest.tools = tools.report()
+            store.write_manifest()
+            todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
+            status = await _run_stored(plan, store, tools, todo, finished, show_progress)
+        scores = await evaluate_run_async(store.path, plan.suite)
+        write_report(store.path, scores, plots=plots)
+        store.manifest.status = status  # scores first: a completed run always has them
+        store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
-    todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
+        return RunResult(
+            run_id=store.manifest.run_id,
+            path=str(store.path),
+            status=status,
+            episodes=len(store.manifest.episodes),
+            ran=len(todo),
+            summary=scores.pass_rate,
+            usage=scores.usage,
+            labels=scores.labels,
+            note=store.manifest.error,
+        )
+    finally:
+        await plan.models.aclose()
+        if store is not None:
+            store.release()
+            if created and store.manifest.status == "failed":
+                _forget_empty(store)
+
+
+async def _run_stored(
+    plan: _Plan,
+    store: RunStore,
+    tools: ToolEnvs,
+    todo: list[tuple[Task, int]],
+    finished: Mapping[EpisodeKey, Trajectory],
+    show_progress: bool,
+) -> RunStatus:
+    """Run ``todo`` into ``store``; on the way out the manifest says how it ended."""
+    config = plan.config
     spend = RunSpend(config.max_run_cost, sum(t.usage.cost for t in finished.values()))
     status: RunStatus = "failed"
     try:
-        async with open_tool_envs(config, plan.suite, env) as tools:
-            store.manifest.tools = tools.report()
-            store.write_manifest()
+        with _terminated_as_cancelled() as stop:
             progress = RunProgress(
                 len(plan.episodes),
                 title=f"{config.agent} x {config.model}",
@@ -207,12 +259,13 @@ async def _execute(
             )
             with progress:
                 progress.skip(len(plan.episodes) - len(todo))
+                episodes = plan.for_run(store.manifest.run_id)
                 try:
-                    await _run_episodes(
-                        plan.for_run(store.manifest.run_id), store, tools, todo, progress, spend
-                    )
-                finally:
-                    store.manifest.tools = tools.report()
+                    await _run_episodes(episodes, store, tools, todo, progress, spend)
+                except asyncio.CancelledError:
+                    if stop.signal is None:
+                        raise
+                    raise RunInterrupted(stop.signal) from None
         status = "completed"
         if spend.skipped:
             status = "stopped"
@@ -221,39 +274,57 @@ async def _execute(
                 f"(spent {spend.spent:.4f} USD); {spend.skipped} episode(s) not started; "
                 "--resume continues the run"
             )
-    except (KeyboardInterrupt, asyncio.CancelledError):
+        return status
+    except (KeyboardInterrupt, asyncio.CancelledError, RunInterrupted):
         status = "interrupted"
+        store.manifest.error = "interrupted; the finished episodes are kept, --resume continues"
         raise
     except SandboxError as e:
         store.manifest.error = str(e)
         raise
     finally:
-        await plan.models.aclose()
+        store.manifest.tools = tools.report()
         store.close()
-        store.manifest.status = status
-        store.manifest.ended_at = datetime.now(timezone.utc)
-        store.write_manifest()
-    return await _finish(store, plan.suite, ran=len(todo), status=status, plots=plots)
+        if status not in ("completed", "stopped"):
+            store.manifest.status = status
+            store.manifest.ended_at = datetime.now(timezone.utc)
+            with contextlib.suppress(RunError):  # a full disk: the trajectories are safe already
+                store.write_manifest()
 
 
-async def _finish(
-    store: RunStore, suite: Suite, *, ran: int, status: str, plots: bool
-) -> RunResult:
-    """Score the stored run once with the evaluator, write its ``scores.json`` and
-    ``report.md`` (what ``sandbox eval`` writes), and summarise it as the ``RunResult``."""
-    scores = await evaluate_run_async(store.path, suite)
-    write_report(store.path, scores, plots=plots)
-    return RunResult(
-        run_id=store.manifest.run_id,
-        path=str(store.path),
-        status=status,
-        episodes=len(store.manifest.episodes),
-        ran=ran,
-        summary=scores.pass_rate,
-        usage=scores.usage,
-        labels=scores.labels,
-        note=store.manifest.error,
-    )
+class _Stop:
+    signal: int | None = None
+
+
+@contextlib.contextmanager
+def _terminated_as_cancelled() -> Iterator[_Stop]:
+    """SIGTERM cancels the run's task (as Ctrl-C does), so it ends ``interrupted``."""
+    stop = _Stop()
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_signal() -> None:
+        stop.signal = signal.SIGTERM
+        if task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_signal)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _forget_empty(store: RunStore) -> None:
+    """Remove a run folder that failed before storing any episode (it is not a run)."""
+    if store.trajectories_path.is_file() and store.trajectories_path.stat().st_size:
+        return
+    log.warning("run %s stored no episode: removing %s", store.manifest.run_id, store.path)
+    shutil.rmtree(store.path, ignore_errors=True)
 
 
 class RunSpend:
@@ -326,7 +397,7 @@ def _create_store(plan: _Plan) -> RunStore:
         suite=SuiteInfo(
             name=suite.name,
             version=suite.meta.version,
-            path=str(suite.path or config.suite),
+            path=str(Path(suite.path or config.suite).resolve()),
             fingerprint=suite.fingerprint,
         ),
         agent={"name": plan.strategy.name, "params": plan.strategy.params},

@@ -10,6 +10,7 @@ read through ``_upgrade``. May import ``agents`` and ``mock_tools`` only.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -25,7 +26,9 @@ __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_OUT",
     "DEFAULT_SUITE",
+    "RUN_ID",
     "RunConfig",
+    "check_run_id",
 ]
 
 DEFAULT_SUITE = "scenarios/default"
@@ -33,6 +36,20 @@ DEFAULT_AGENT = "react"
 DEFAULT_MODEL = "noisy-reference"
 DEFAULT_OUT = "runs"
 DEFAULT_CONCURRENCY = 4
+
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,127}$")
+"""What a run id may be: a folder name, never a path (128 characters at most)."""
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it is a safe folder name; ``ValueError`` saying what is wrong."""
+    if not RUN_ID.match(run_id) or run_id in (".", ".."):
+        raise ValueError(
+            f"run id {run_id[:60]!r} is not a folder name: use letters, digits and . _ @ + = -, "
+            "starting with a letter or digit, 128 characters at most"
+        )
+    return run_id
+
 
 _LEGACY_AGENT_OPTIONS = ("width", "depth_unit", "max_observation_chars")
 """Top-level fields of older manifests that are agent options now."""
@@ -92,6 +109,11 @@ class RunConfig(BaseModel):
         default=None,
         description="SQLite file caching a remote model's answers by request (opt-in).",
     )
+
+    @field_validator("run_id")
+    @classmethod
+    def _safe_run_id(cls, value: str | None) -> str | None:
+        return None if value is None else check_run_id(value)
 
     @field_validator("miss_policy")
     @classmethod

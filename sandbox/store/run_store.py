@@ -16,14 +16,19 @@ May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from agents.trajectory import Status, Trajectory
 from sandbox.errors import RunError
+from sandbox.store.config import check_run_id
+from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
 
 __all__ = [
@@ -33,6 +38,7 @@ __all__ = [
     "RunStore",
     "needs_rerun",
     "read_trajectories",
+    "run_folder",
 ]
 
 MANIFEST = "manifest.json"
@@ -46,6 +52,7 @@ class RunStore:
     def __init__(self, path: Path, manifest: Manifest) -> None:
         self.path = path
         self.manifest = manifest
+        self.run_lock = RunLock(path, manifest.run_id)
         self._lock = threading.Lock()
         self._fd: int | None = None
 
@@ -53,16 +60,28 @@ class RunStore:
 
     @classmethod
     def create(cls, out: str | Path, manifest: Manifest) -> RunStore:
-        path = Path(out) / manifest.run_id
-        if (path / MANIFEST).exists():
-            raise RunError(f"{path} already holds a run; use --resume {path} to continue it")
+        """A new run folder ``out/<run_id>``, locked for this process (``release`` frees it)."""
+        path = run_folder(out, manifest.run_id)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise RunError(f"cannot create the run folder {path}: {e.strerror}") from e
         store = cls(path, manifest)
+        store.run_lock.acquire()
+        if (path / MANIFEST).exists():
+            store.run_lock.release()
+            raise RunError(f"{path} already holds a run; use --resume {path} to continue it")
         store.write_manifest()
         return store
+
+    def lock(self) -> None:
+        """Become the run's only writer (``RunError`` naming the process that is)."""
+        self.run_lock.acquire()
+
+    def release(self) -> None:
+        """Close the trajectories file and give the run's lock up."""
+        self.close()
+        self.run_lock.release()
 
     @classmethod
     def open(cls, path: str | Path) -> RunStore:
@@ -77,26 +96,45 @@ class RunStore:
         return cls(path, manifest)
 
     def suite_path(self) -> Path:
-        """The suite folder of the run: as recorded, relative to the run's folders, else to the
-        working directory; ``RunError`` when it is in none of them."""
-        recorded = self.manifest.suite.path or self.manifest.config.suite
-        if Path(recorded).is_absolute():
-            bases = [Path("/")]
-        else:
-            here = self.path.resolve()
-            bases = [here, *here.parents, Path.cwd()]
-        for base in bases:
-            candidate = base / recorded
-            if (candidate / "suite.yaml").is_file():
-                return candidate
+        """The suite folder of the run: where the manifest says (an absolute path since runs
+        record one), else its recorded path relative to the run's folders or the working
+        directory; ``RunError`` when it is in none of them."""
+        here = self.path.resolve()
+        bases = [here, *here.parents, Path.cwd()]
+        tried: list[str] = []
+        for recorded in dict.fromkeys([self.manifest.suite.path, self.manifest.config.suite]):
+            if not recorded:
+                continue
+            tried.append(recorded)
+            candidates = [Path(recorded)] if Path(recorded).is_absolute() else bases
+            for base in candidates:
+                candidate = base / recorded
+                if (candidate / "suite.yaml").is_file():
+                    return candidate
         raise RunError(
-            f"the suite of run {self.manifest.run_id} is not at {recorded}; "
-            "run the command from the folder the run was made in"
+            f"the suite of run {self.manifest.run_id} is not at {' or '.join(tried)}; "
+            "run the command from the folder the run was made in, or put the suite back"
         )
 
     def write_manifest(self) -> None:
         text = self.manifest.model_dump_json(indent=2, by_alias=True) + "\n"
-        _write_atomic(self.path / MANIFEST, text)
+        try:
+            _write_atomic(self.path / MANIFEST, text)
+        except OSError as e:
+            raise RunError(f"cannot write {self.path / MANIFEST}: {e.strerror}") from e
+
+    def complete_if_finished(self) -> bool:
+        """Mark a run ``completed`` that stored every episode but was cut off while scoring
+        (its process is gone: nobody holds the lock). True when it did."""
+        if self.manifest.status != "running" or self.run_lock.owner() is not None:
+            return False
+        done = {(t.scenario_id, t.trial) for t in self.trajectories() if not needs_rerun(t)}
+        if not all(tuple(k) in done for k in self.manifest.episodes):
+            return False
+        self.manifest.status = "completed"
+        self.manifest.ended_at = datetime.now(timezone.utc)
+        self.write_manifest()
+        return True
 
     # -- trajectories ----------------------------------------------------------------------------
 
@@ -121,16 +159,29 @@ class RunStore:
         return kept
 
     def append(self, trajectory: Trajectory) -> None:
-        """Append one trajectory as one line, then fsync. Safe from several threads."""
+        """Append one trajectory as one line, then fsync. Safe from several threads.
+
+        A write that fails (a full disk, a file size limit) leaves the file as it was: the
+        episode is not stored, the run stops with a ``RunError`` and resumes from there."""
         data = trajectory.to_json_line().encode("utf-8")
         with self._lock:
-            fd = self._open_fd()
-            start = os.fstat(fd).st_size
-            written = os.write(fd, data)
-            if written != len(data):
-                os.ftruncate(fd, start)
-                raise RunError(f"{self.trajectories_path}: short write ({written}/{len(data)})")
-            os.fsync(fd)
+            try:
+                fd = self._open_fd()
+                start = os.fstat(fd).st_size
+            except OSError as e:
+                raise RunError(f"cannot write {self.trajectories_path}: {e.strerror}") from e
+            try:
+                written = os.write(fd, data)
+                if written != len(data):
+                    raise OSError(errno.ENOSPC, f"short write ({written}/{len(data)} bytes)")
+                os.fsync(fd)
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                raise RunError(
+                    f"cannot write {self.trajectories_path}: {e.strerror or e}; the episodes "
+                    "stored so far are kept (--resume continues once there is room)"
+                ) from e
 
     def _open_fd(self) -> int:
         if self._fd is None:
@@ -150,6 +201,19 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def run_folder(out: str | Path, run_id: str) -> Path:
+    """``out/run_id``, checked to be a folder directly inside ``out``."""
+    try:
+        check_run_id(run_id)
+    except ValueError as e:
+        raise RunError(str(e)) from e
+    base = Path(out).resolve()
+    path = (base / run_id).resolve()
+    if path.parent != base:
+        raise RunError(f"run id {run_id!r} leaves the output folder {out}")
+    return Path(out) / run_id
 
 
 def needs_rerun(traj: Trajectory) -> bool:

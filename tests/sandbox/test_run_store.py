@@ -52,6 +52,9 @@ def test_manifest_round_trip_and_no_overwrite(tmp_path: Path) -> None:
     data = json.loads((store.path / "manifest.json").read_text())
     assert data["schema"] == "agent-sandbox/run@1" and data["status"] == "running"
     assert RunStore.open(store.path).manifest.run_id == "r1"
+    with pytest.raises(RunError, match="in use by process"):
+        _store(tmp_path)  # its writer still holds it
+    store.release()
     with pytest.raises(RunError, match="--resume"):
         _store(tmp_path)
     with pytest.raises(RunError, match="not a run folder"):
