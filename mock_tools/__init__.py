@@ -20,6 +20,7 @@ from mock_tools.http_app import (
     SCENARIO_HEADER,
     SESSION_HEADER,
     create_app,
+    header_value,
     http_app,
 )
 from mock_tools.miss import (
@@ -96,6 +97,7 @@ __all__ = [
     "create_app",
     "decide_fault",
     "function_name",
+    "header_value",
     "http_app",
     "in_process_client",
     "load_suite",

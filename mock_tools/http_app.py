@@ -19,7 +19,8 @@ upstream | fault:<kind> | unknown | invalid | bad_request``) and is counted in `
 
 Request headers: ``X-Sandbox-Session`` scopes occurrence counting (else ``X-Sandbox-Scenario``,
 else one shared scope); ``X-Sandbox-Scenario`` also picks per-scenario faults and seeds the fault
-hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig``.
+hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig``. Scenario and
+session values are percent-encoded UTF-8 (``header_value``), so any task id can travel in them.
 
 This module only parses requests and renders answers: the call path is the service's
 (``mock_tools.service``). May import the service, miss, faults and suite modules.
@@ -33,6 +34,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
 from fastapi import Response as HTTPResponse
@@ -57,6 +59,8 @@ __all__ = [
     "SCENARIO_HEADER",
     "SESSION_HEADER",
     "create_app",
+    "header_value",
+    "http_app",
 ]
 
 PROVENANCE_HEADER = "X-Sandbox-Provenance"
@@ -101,16 +105,27 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
+def header_value(text: str) -> str:
+    """``text`` as an HTTP header value: percent-encoded UTF-8, so any task id travels (the
+    server decodes ``X-Sandbox-Scenario`` and ``X-Sandbox-Session``)."""
+    return quote(text, safe="")
+
+
+def _header(request: Request, name: str) -> str | None:
+    value = request.headers.get(name)
+    return None if value is None else unquote(value)
+
+
 def _context(request: Request) -> CallContext:
     h = request.headers
-    scenario = h.get(SCENARIO_HEADER)
+    scenario = _header(request, SCENARIO_HEADER)
     faults = None
     if FAULTS_HEADER in h:
         try:
             faults = parse_fault_header(h[FAULTS_HEADER])
         except MockToolsError as e:
             raise Rejected(400, "bad_fault_header", str(e)) from None
-    return CallContext(scenario, h.get(SESSION_HEADER) or scenario or "", faults)
+    return CallContext(scenario, _header(request, SESSION_HEADER) or scenario or "", faults)
 
 
 def _reply(
@@ -297,7 +312,7 @@ def http_app(service: MockToolService, *, max_body_bytes: int = DEFAULT_MAX_BODY
     @app.post("/reset", tags=["meta"])
     async def reset(request: Request) -> dict[str, int]:
         """Forget occurrence counts of the header's session/scenario scope (all without one)."""
-        scope = request.headers.get(SESSION_HEADER) or request.headers.get(SCENARIO_HEADER)
+        scope = _header(request, SESSION_HEADER) or _header(request, SCENARIO_HEADER)
         return {"reset_scopes": service.reset(scope)}
 
     typed = _typed_paths(suite)

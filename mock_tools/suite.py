@@ -1,6 +1,8 @@
 """Loading a suite folder into memory, with errors that name the file and the field.
 
-Imports ``mock_tools.models`` and ``mock_tools.errors`` only.
+Bad files are ``SuiteError``s naming the file (and line): invalid YAML or JSON, text that is not
+UTF-8, numbers too long to read, nesting too deep, a duplicate tool name or task id. Imports
+``mock_tools.models`` and ``mock_tools.errors`` only.
 """
 
 from __future__ import annotations
@@ -68,9 +70,18 @@ def load_suite(path: str | Path) -> Suite:
             tools[tool.name] = tool
 
     tasks: list[Task] = []
+    task_files: dict[str, Path] = {}
     for f in sorted((root / "tasks").glob("*.y*ml")):
         for i, doc in _docs(f):
-            tasks.append(_model(Task, doc, f, i))
+            task = _model(Task, doc, f, i)
+            if task.id in task_files:
+                raise SuiteError(
+                    f"duplicate task id {task.id!r} (also in {task_files[task.id]})",
+                    file=str(f),
+                    field=f"[{i}].id" if i is not None else "id",
+                )
+            task_files[task.id] = f
+            tasks.append(task)
 
     recordings = list(iter_recordings(root / "recordings"))
     return Suite(
@@ -86,15 +97,24 @@ def load_suite(path: str | Path) -> Suite:
 def iter_recordings(folder: Path) -> Iterator[Recording]:
     """Every recording of every ``*.jsonl`` file in a folder, in file then line order."""
     for f in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        with f.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
+        with f.open("rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                where = f"{f}:{lineno}"
+                if not raw.strip():
                     continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise SuiteError(
+                        f"not UTF-8 text ({e.reason} at byte {e.start})", file=where
+                    ) from None
                 try:
                     data = json.loads(line)
                 except json.JSONDecodeError as e:
-                    raise SuiteError(f"invalid JSON: {e.msg}", file=f"{f}:{lineno}") from e
-                yield _model(Recording, data, f"{f}:{lineno}")
+                    raise SuiteError(f"invalid JSON: {e.msg}", file=where) from e
+                except (ValueError, RecursionError) as e:
+                    raise SuiteError(f"unreadable JSON: {_limit(e)}", file=where) from e
+                yield _model(Recording, data, where)
 
 
 def fingerprint(root: Path) -> str:
@@ -115,9 +135,35 @@ def _is_suite_file(root: Path, p: Path) -> bool:
 
 def _yaml(f: Path) -> Any:
     try:
-        return yaml.safe_load(f.read_text(encoding="utf-8"))
+        text = f.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        line = f.read_bytes()[: e.start].count(b"\n") + 1
+        raise SuiteError(
+            f"not UTF-8 text ({e.reason} at byte {e.start})", file=f"{f}:{line}"
+        ) from None
+    except OSError as e:
+        raise SuiteError(f"cannot read: {e.strerror}", file=str(f)) from e
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark
+        where = f"{f}:{mark.line + 1}" if mark is not None else str(f)
+        raise SuiteError(f"invalid YAML: {e.problem or e}", file=where) from e
     except yaml.YAMLError as e:
         raise SuiteError(f"invalid YAML: {e}", file=str(f)) from e
+    except (RecursionError, ValueError) as e:
+        raise SuiteError(f"unreadable YAML: {_limit(e)}", file=str(f)) from e
+
+
+def _limit(e: BaseException) -> str:
+    """What a parser's resource error means to a suite author."""
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
+
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's loader when it is installed (much faster), else the pure-Python one."""
 
 
 def _docs(f: Path) -> list[tuple[int | None, Any]]:

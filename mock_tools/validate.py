@@ -2,8 +2,8 @@
 
 A suite passes when it loads (the models check fields and checks' shapes), its API schemas are
 valid JSON Schema, every recording names an existing API and validates against its schema, no two
-recordings claim the same call and occurrence, task ids are unique, every task's offered APIs exist,
-and every reference call is offered, validates and has a recording.
+recordings claim the same call and occurrence, every task's offered APIs exist (loading rejects a
+duplicate task id), and every reference call is offered, validates and has a recording.
 Imports the suite, store and canonical modules; never the service or HTTP.
 """
 
@@ -78,9 +78,6 @@ def validate_loaded(suite: Suite) -> SuiteReport:
             continue
         errors.extend(_violations(where, suite, validators, rec.tool, rec.api, rec.args))
 
-    for task_id, n in sorted(Counter(t.id for t in suite.tasks).items()):
-        if n > 1:
-            errors.append(f"tasks: id {task_id!r} is used by {n} tasks")
     for task in suite.tasks:
         errors.extend(_task_errors(task, suite, validators, store))
     return SuiteReport(

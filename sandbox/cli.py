@@ -11,6 +11,7 @@ import sys
 
 from sandbox.commands import COMMANDS
 from sandbox.errors import SandboxError
+from sandbox.store.redact import redact
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except SandboxError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {redact(str(e))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted; finished episodes are kept (use --resume to continue)", file=sys.stderr)

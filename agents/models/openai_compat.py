@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
@@ -75,6 +76,8 @@ class OpenAICompatModel:
         self.name = name or model
         self.model = model
         self.base_url = base_url.rstrip("/")
+        self.endpoint = public_url(self.base_url)
+        """The base URL as messages show it: without user info or query (credentials)."""
         self.timeout = timeout
         self.retry = retry or RetryPolicy(max_retries=max_retries)
         self.params = dict(params or {})
@@ -129,15 +132,15 @@ class OpenAICompatModel:
         try:
             response = await self._client.chat.completions.create(**request, timeout=self.timeout)
         except openai.OpenAIError as e:
-            raise translate_openai_error(e, endpoint=self.base_url) from e
+            raise translate_openai_error(e, endpoint=self.endpoint) from e
         except ValueError as e:  # a body that is not JSON: a proxy's error page, a cut body
             raise EndpointError(
-                f"{self.base_url} returned a body that is not JSON ({type(e).__name__}: {e})",
+                f"{self.endpoint} returned a body that is not JSON ({type(e).__name__}: {e})",
                 kind="server",
             ) from e
         if not getattr(response, "choices", None):
             raise EndpointError(
-                f"{self.base_url} returned a completion without choices", kind="server"
+                f"{self.endpoint} returned a completion without choices", kind="server"
             )
         return response
 
@@ -191,11 +194,11 @@ class OpenAICompatModel:
             page = await self._client.models.list(timeout=self.probe_timeout)
         except (openai.APITimeoutError, openai.APIConnectionError) as e:
             raise ModelUnreachable(
-                f"the model endpoint {self.base_url} does not answer ({type(e).__name__}: "
+                f"the model endpoint {self.endpoint} does not answer ({type(e).__name__}: "
                 f"{e.__cause__ or e}); start the server or point the model at another base URL"
             ) from e
         except openai.APIStatusError as e:
-            err = translate_openai_error(e, endpoint=self.base_url)
+            err = translate_openai_error(e, endpoint=self.endpoint)
             if err.kind == "auth":
                 raise ModelError(str(err), kind="auth") from e
             return []
@@ -213,7 +216,16 @@ class OpenAICompatModel:
         await self.aclose()
 
     def __repr__(self) -> str:
-        return f"OpenAICompatModel(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAICompatModel(model={self.model!r}, base_url={self.endpoint!r})"
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info and query: what an error message may show of an endpoint."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _cached_tokens(usage: Any) -> int:

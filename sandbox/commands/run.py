@@ -22,6 +22,7 @@ from mock_tools.miss import MISS_POLICIES
 from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
 from sandbox.errors import ConfigError
 from sandbox.run import RunResult, resolve_strategy, resume_run, run_suite
+from sandbox.run.runner import SECRET_FIELDS
 from sandbox.store.config import (
     DEFAULT_AGENT,
     DEFAULT_CONCURRENCY,
@@ -60,7 +61,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", default=DEFAULT_SUITE, help="suite folder")
     parser.add_argument(
         "--model",
-        default=DEFAULT_MODEL,
+        default=None,
         help="alias from models.yaml (qwen-7b, gpt-4o-mini, reference, noisy-reference[:RATE]) "
         "or openai:<model>@<base_url>",
     )
@@ -131,7 +132,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     values: dict[str, Any] = {
         "suite": args.suite,
         "agent": getattr(args, "agent", DEFAULT_AGENT),
-        "model": args.model,
+        "model": args.model or DEFAULT_MODEL,
         "seed": args.seed,
         "concurrency": args.concurrency,
         "trials": args.trials,
@@ -169,7 +170,8 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
 
 def handle(args: argparse.Namespace) -> int:
     if args.resume:
-        overrides = {} if args.max_run_cost is None else {"max_run_cost": args.max_run_cost}
+        given = {f: getattr(args, f, None) for f in ("max_run_cost", *SECRET_FIELDS)}
+        overrides = {k: v for k, v in given.items() if v is not None}
         result = resume_run(
             args.resume, env=os.environ, plots=not args.no_plots, overrides=overrides
         )

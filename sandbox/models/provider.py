@@ -20,6 +20,7 @@ from agents.registry import Registry
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
 from sandbox.models.prices import Price
+from sandbox.store.redact import redact
 
 __all__ = [
     "MODEL_KINDS",
@@ -63,9 +64,19 @@ class ModelSpec(BaseModel):
     def remote(self) -> bool:
         return MODEL_KINDS.get(self.kind).remote
 
+    @property
+    def display_name(self) -> str:
+        """The name with any credentials of its URL redacted (for records and messages)."""
+        return redact(self.name)
+
     def public(self) -> dict[str, Any]:
-        """What a manifest records of the model: no key, no hint, no env var name."""
-        return self.model_dump(exclude={"api_key", "start_hint", "base_url_env"})
+        """What a manifest records of the model: no key, no hint, no env var name, and no
+        credentials inside its name or base URL."""
+        out = self.model_dump(exclude={"api_key", "start_hint", "base_url_env"})
+        out["name"] = self.display_name
+        if self.base_url:
+            out["base_url"] = redact(self.base_url)
+        return out
 
 
 class ModelProvider(Protocol):

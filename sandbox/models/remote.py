@@ -19,6 +19,7 @@ from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
 from sandbox.models.simulators import ModelSimulator
+from sandbox.store.redact import redact
 
 if TYPE_CHECKING:
     from agents.models.openai_compat import OpenAICompatModel
@@ -103,7 +104,7 @@ class RemoteModels:
 def openai_client(spec: ModelSpec) -> OpenAICompatModel:
     """A plain client of the spec's endpoint (native tool calls, no cache)."""
     if not spec.model or not spec.base_url:
-        raise ConfigError(f"model {spec.name!r} needs a model name and a base_url")
+        raise ConfigError(f"model {spec.display_name!r} needs a model name and a base_url")
     # Imported here, not at the top: the openai package costs start-up time that offline runs
     # never need.
     from agents.models.openai_compat import OpenAICompatModel
@@ -113,7 +114,7 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
         model=spec.model,
         base_url=spec.base_url,
         api_key=spec.api_key or None,
-        name=spec.name,
+        name=spec.display_name,
         timeout=spec.timeout,
         params=dict(spec.params) or None,
         price_prompt=price.input / MILLION if price else 0.0,
@@ -130,11 +131,13 @@ def build_remote(spec: ModelSpec, settings: ModelSettings) -> RemoteModels:
 
 def build_remote_simulator(spec: ModelSpec) -> ModelSimulator:
     """The endpoint playing tool APIs (``--simulator``)."""
-    return ModelSimulator(openai_client(spec), name=spec.name)
+    return ModelSimulator(openai_client(spec), name=spec.display_name)
 
 
 def unreachable_message(spec: ModelSpec, reason: str) -> str:
-    lines = [f"model {spec.name!r} is unreachable at {spec.base_url}: {reason}"]
+    lines = [
+        f"model {spec.display_name!r} is unreachable at {redact(spec.base_url or '')}: {reason}"
+    ]
     hint = spec.start_hint or (VLLM_HINT if spec.base_url_env else None)
     if hint:
         lines.append(f"  start it, e.g.: {hint}")

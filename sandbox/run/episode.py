@@ -68,7 +68,7 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
             scenario_id=task.id,
             trial=trial,
             agent=Component(name=plan.strategy.name, params=plan.strategy.params),
-            model=Component(name=plan.model_spec.name, params=plan.model_spec.public()),
+            model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
             seed=plan.seed,
             status=Status.error,
             end_reason=f"internal_error:{type(e).__name__}",

@@ -49,6 +49,7 @@ from sandbox.store import (
     make_run_id,
 )
 from sandbox.store.manifest import git_sha, package_versions
+from sandbox.store.redact import REDACTED, redact
 from sandbox.store.run_store import needs_rerun
 from sandbox.tool_envs import ToolEnvs, open_tool_envs
 
@@ -104,8 +105,10 @@ def run_suite(
     return asyncio.run(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
 
 
-RESUMABLE_OVERRIDES = ("max_run_cost",)
-"""Config fields a resume may change: a run stopped by its cost budget continues with a new one."""
+SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url")
+"""Config fields a manifest records redacted: a resume is given them again, credentials included."""
+RESUMABLE_OVERRIDES = ("max_run_cost", *SECRET_FIELDS)
+"""Config fields a resume may give: a new run cost budget, and what the manifest redacted."""
 
 
 def resume_run(
@@ -119,11 +122,25 @@ def resume_run(
     """Continue the run in ``path`` with the config in its manifest (and ``overrides`` of the
     fields in ``RESUMABLE_OVERRIDES``)."""
     store = RunStore.open(path)
-    wrong = sorted(set(overrides or {}) - set(RESUMABLE_OVERRIDES))
+    given = dict(overrides or {})
+    wrong = sorted(set(given) - set(RESUMABLE_OVERRIDES))
     if wrong:
         raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
-    if overrides:
-        store.manifest.config = store.manifest.config.model_copy(update=dict(overrides))
+    for field in SECRET_FIELDS:
+        recorded = getattr(store.manifest.config, field)
+        if field in given and redact(str(given[field])) != recorded:
+            raise ConfigError(
+                f"run {store.manifest.run_id} used {field} {recorded!r}: a resume may only give it "
+                "again (with the credentials runs never record), not change it"
+            )
+        if field not in given and recorded and REDACTED in recorded:
+            flag = "--" + field.replace("_", "-")
+            raise ConfigError(
+                f"run {store.manifest.run_id}'s {field} carried credentials, which runs never "
+                f"record: resume with {flag} and its full value ({recorded})"
+            )
+    if given:
+        store.manifest.config = store.manifest.config.model_copy(update=given)
     # The suite where it is now (its recorded path works from any folder); resuming still
     # refuses a suite whose fingerprint changed.
     config = store.manifest.config.model_copy(update={"suite": str(store.suite_path())})
@@ -254,7 +271,7 @@ async def _run_stored(
         with _terminated_as_cancelled() as stop:
             progress = RunProgress(
                 len(plan.episodes),
-                title=f"{config.agent} x {config.model}",
+                title=f"{config.agent} x {plan.model_spec.display_name}",
                 stream=None if show_progress else _Discard(),
             )
             with progress:

@@ -13,12 +13,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from agents.budget import DEFAULT_MAX_MODEL_CALLS, Budget
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.miss import MISS_POLICIES
 from mock_tools.models import FAULT_KINDS, FaultConfig
+from sandbox.store.redact import redact
 
 __all__ = [
     "DEFAULT_AGENT",
@@ -109,6 +117,12 @@ class RunConfig(BaseModel):
         default=None,
         description="SQLite file caching a remote model's answers by request (opt-in).",
     )
+
+    @field_serializer("model", "simulator", "tools_url", "upstream_url")
+    def _without_secrets(self, value: str | None) -> str | None:
+        """What the manifest records: credentials in URLs are redacted (``sandbox.store.redact``);
+        a resume is given them again (``--model``, ``--simulator``...)."""
+        return None if value is None else redact(value)
 
     @field_validator("run_id")
     @classmethod

@@ -46,6 +46,7 @@ from mock_tools.service import create_service
 from sandbox.errors import ConfigError
 from sandbox.models.simulators import build_simulator
 from sandbox.store.config import RunConfig
+from sandbox.store.redact import redact
 from sandbox.tool_envs.http import HttpToolEnv
 
 __all__ = [
@@ -165,7 +166,7 @@ class HttpToolEnvs:
 
     def report(self) -> dict[str, Any]:
         if self.service is None:
-            return {"transport": "http", "url": self.remote}
+            return {"transport": "http", "url": redact(self.remote or "")}
         out: dict[str, Any] = {
             "transport": "in-process",
             "miss_policy": self.service.miss_policy.name,

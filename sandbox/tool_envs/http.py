@@ -32,6 +32,7 @@ from mock_tools import (
     FaultConfig,
     Task,
     function_name,
+    header_value,
     standardize,
 )
 from sandbox.errors import ConfigError
@@ -98,7 +99,10 @@ class HttpToolEnv:
         self._client = client
         self.task = task
         self._functions, self._targets = tool_functions(task, apis)
-        self._headers = {SCENARIO_HEADER: task.id, SESSION_HEADER: session}
+        self._headers = {
+            SCENARIO_HEADER: header_value(task.id),
+            SESSION_HEADER: header_value(session),
+        }
         config = task.faults or faults
         if config is not None:
             self._headers[FAULTS_HEADER] = config.model_dump_json()

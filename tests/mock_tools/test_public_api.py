@@ -49,6 +49,7 @@ EXPECTED = {
     "create_app",
     "decide_fault",
     "function_name",
+    "header_value",
     "http_app",
     "in_process_client",
     "load_suite",

@@ -22,7 +22,7 @@ def test_every_problem_is_reported(make_suite, base_recordings, base_tasks):
         {"tool": "shop", "api": "id", "args": {}, "response": {"body": "again"}},
     ]
     bad_task = {
-        "id": "oslo-weather",
+        "id": "bad-task",
         "query": "q",
         "tools": [{"tool": "Weather Now", "api": "current"}, {"tool": "nope", "api": "x"}],
         "reference": {
@@ -39,11 +39,16 @@ def test_every_problem_is_reported(make_suite, base_recordings, base_tasks):
     assert "days: 0 is less than the minimum of 1" in text
     assert "'city' is a required property" in text
     assert "shop/id {} (every occurrence) is recorded more than once" in text
-    assert "id 'oslo-weather' is used by 2 tasks" in text
     assert "offers nope/x, which is not in the catalog" in text
     assert 'no recording for arguments {"city":"Lima","days":1}' in text
     assert "shop/id: the API is not offered to the agent" in text
-    assert len(report.errors) == 10
+    assert len(report.errors) == 9
+
+
+def test_a_duplicate_task_id_is_a_load_error_naming_the_file(make_suite, base_tasks):
+    report = validate_suite(make_suite("dup", tasks=[*base_tasks, base_tasks[0]]))
+    (error,) = report.errors
+    assert "duplicate task id 'oslo-weather'" in error and "tasks.yaml" in error
 
 
 def test_reference_occurrences_need_recordings(make_suite, base_recordings):
