@@ -56,10 +56,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: run's)")
     parser.add_argument(
         "--reason-similarity",
-        default="lexical",
+        default="auto",
         metavar="KIND",
-        help="how thoughts are compared for the reason score: lexical (default) or "
-        "embedding[:MODEL] (needs the embeddings extra)",
+        help="how thoughts are compared for the reason score: auto (default: T-Eval's "
+        "all-mpnet-base-v2 embeddings when the embeddings extra is installed, else lexical), "
+        "embedding[:MODEL] or lexical",
     )
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")

@@ -25,7 +25,7 @@ from sandbox.errors import RunError
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode, label_run, needs_judge
 from sandbox.eval.pass_rate import summarise as summarise_pass
-from sandbox.eval.reason_score import LexicalSimilarity, ThoughtSimilarity
+from sandbox.eval.reason_score import LexicalSimilarity, ThoughtSimilarity, similarity_label
 from sandbox.eval.stats import (
     Interval,
     PairedTest,
@@ -204,14 +204,16 @@ def step_report(
     kept = [t for t in trajs if t.scenario_id in by_id]
     episodes = step_scores.score_episodes(kept, by_id, suite.apis, similarity=similarity)
     summary = step_scores.summarise(episodes)
-    intervals = {
-        d: bootstrap_ci(step_scores.dimension_values(episodes, d), seed=seed)
-        for d in step_scores.DIMENSIONS
-    }
+    intervals = {}
+    for d in step_scores.DIMENSIONS:
+        points = step_scores.dimension_points(episodes, d)
+        intervals[d] = bootstrap_ci(
+            [v for _, v in points], seed=seed, clusters=[t for t, _ in points]
+        )
     return StepReport(
         summary=summary.model_dump(mode="json"),
         intervals=intervals,
-        reason_similarity=(similarity or LexicalSimilarity()).name,
+        reason_similarity=similarity_label(similarity or LexicalSimilarity()),
     )
 
 
