@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,7 @@ async def compare_runs_async(
     warnings = _suite_warnings(stores)
     selections = [_selected(store, suite) for store, suite in zip(stores, suites, strict=True)]
     names = _names(stores)
+    _check_overlap(names, selections)
     strategies: list[StrategyResult] = []
     for name, store, tasks in zip(names, stores, selections, strict=True):
         strategies.append(await _strategy(name, store, tasks, proto, judge, settings, seed))
@@ -218,6 +220,17 @@ def _selected(store: RunStore, suite: Suite) -> list[Task]:
     by_id = {t.id: t for t in suite.tasks}
     chosen = [by_id[tid] for tid in dict.fromkeys(k[0] for k in m.episodes) if tid in by_id]
     return chosen or select_tasks(suite.tasks, m.config.tasks)
+
+
+def _check_overlap(names: Sequence[str], selections: Sequence[Sequence[Task]]) -> None:
+    """Two runs without a task id in common have nothing to compare: a ``ConfigError``."""
+    ids = [{t.id for t in tasks} for tasks in selections]
+    for (i, a), (j, b) in combinations(enumerate(ids), 2):
+        if not a & b:
+            raise ConfigError(
+                f"runs {names[i]} and {names[j]} have no task id in common (episodes are paired "
+                "by task id): compare runs over the same tasks"
+            )
 
 
 def _union(selections: Sequence[Sequence[Task]]) -> list[Task]:

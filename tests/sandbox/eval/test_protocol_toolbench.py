@@ -331,3 +331,16 @@ def test_cli_toolbench_eval_json_and_judge_errors(
     assert json.loads(capsys.readouterr().out)["excluded"] == {"missing": 1}
     fresh = [p for _, _, p in judge_server.log[calls:]]
     assert fresh and all("GARBLED" in p or '"final_answer": "x"' in p for p in fresh)
+
+
+def test_compare_runs_without_a_common_task_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = make_suite(tmp_path / "one")
+    other = make_suite(tmp_path / "other")
+    tasks = other / "tasks" / "tasks.yaml"
+    tasks.write_text(tasks.read_text().replace("- id: ", "- id: x-"))
+    a = make_run(tmp_path / "runs", one, "a", [traj("add", answer="5")])
+    b = make_run(tmp_path / "runs", other, "b", [traj("x-add", answer="5")])
+    assert main(["compare", "--runs", str(a), str(b), "--out", str(tmp_path / "cmp")]) == 2
+    assert "no task id in common" in capsys.readouterr().err
