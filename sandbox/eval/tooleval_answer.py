@@ -14,7 +14,7 @@ toolbench`` writes the same entries for ToolEval itself, so both judges read the
 - ``for_preference``: ``annotate_preference``'s ``process_answer`` in ``base.py``: the final
   answer cut to 1,000 characters and ``method`` left out, so the judge cannot tell the methods
   apart by name.
-May import ``sandbox.interop`` (the converter) and nothing else of the project's harness.
+May import ``sandbox.interop`` (the converter) and ``eval`` modules.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 
 from agents.toolenv import GIVE_UP
 from agents.trajectory import Trajectory
+from sandbox.eval.actions import episode_path
 from sandbox.interop.export_toolbench import to_converted
 
 __all__ = [
@@ -40,7 +41,14 @@ PREFERENCE_ANSWER_CHARS = 1000
 
 
 def converted_answer(traj: Trajectory) -> dict[str, Any]:
-    """The ``answer`` part of the episode's converted-answer entry."""
+    """The ``answer`` part of the episode's converted-answer entry.
+
+    The chain is the chosen path; an episode cut short before it had one (a budget ran out) is
+    read along the path to its last node, as ToolBench's converter reads the last message list.
+    """
+    if not traj.chosen_path and traj.nodes:
+        path = [n.id for n in episode_path(traj)]
+        traj = traj.model_copy(update={"chosen_path": path})
     return dict(to_converted(traj)["answer"])
 
 

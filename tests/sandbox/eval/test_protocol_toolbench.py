@@ -18,6 +18,7 @@ from sandbox.eval.pass_rate import label_run
 from sandbox.eval.protocol import JudgeSettings
 from sandbox.eval.protocols import get_protocol
 from sandbox.eval.stats import population_std
+from sandbox.eval.tooleval_answer import converted_answer, final_step_is_finish
 from sandbox.eval.tooleval_preference import shown_first
 from sandbox.eval.win_rate import RunSide
 
@@ -344,3 +345,13 @@ def test_compare_runs_without_a_common_task_is_an_error(
     b = make_run(tmp_path / "runs", other, "b", [traj("x-add", answer="5")])
     assert main(["compare", "--runs", str(a), str(b), "--out", str(tmp_path / "cmp")]) == 2
     assert "no task id in common" in capsys.readouterr().err
+
+
+def test_an_episode_cut_short_is_read_to_its_last_node() -> None:
+    """ToolBench's converter reads the last message list; an episode without a chosen path (a
+    budget ran out) shows the judge the path to its last node."""
+    cut = traj("a", status=Status.budget_exhausted, answer=None, calls=[[add_call(2, 3)]])
+    cut.chosen_path = []
+    answer = converted_answer(cut)
+    assert "add_for_calc" in json.dumps(answer) and not final_step_is_finish(answer)
+    assert final_step_is_finish(converted_answer(traj("a", answer="5")))
