@@ -38,6 +38,7 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.store",
         "sandbox.models",
         "sandbox.tool_envs",
+        "sandbox.interop",  # the ToolEval judge reads ToolBench's converted answers
     },
     "sandbox.run": {
         "agents",

@@ -1,65 +1,176 @@
-"""``sandbox compare``: several strategies on the same tasks, tools, faults and model.
+"""``sandbox compare``: strategies side by side under identical tool behaviour, or existing runs.
 
 sandbox compare --agents react,dfsdt,react@4 --model noisy-reference --seed 0
+sandbox compare --runs runs/<reference> runs/<candidate> [--protocol toolbench --judge MODEL]
+
+``--agents`` runs every strategy on the same tasks, tools, faults and model, then compares the
+runs; ``--runs`` compares run folders that exist already (no new episode), pairing episodes by task
+id. Both evaluate under ``--protocol`` (with ``--judge``). With two runs, the second is the
+candidate and the first the reference: ``--json`` then holds the candidate's ``win_rate`` and
+``tie_rate`` over the reference, beside each run's ``pass_rate``. Exit code 1 when the judge
+could not answer for some items (listed; a re-run retries them).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
+from sandbox.commands.eval import judge_failure_exit
+from sandbox.commands.judge_options import (
+    JUDGE_CACHE_FILE,
+    add_protocol_options,
+    judge_errors,
+    open_judge,
+    protocol_from_args,
+    settings_from_args,
+)
 from sandbox.commands.run import add_run_options, config_from_args, output_console
-from sandbox.compare.comparison import Comparison, run_comparison
+from sandbox.compare.comparison import (
+    Comparison,
+    compare_runs_async,
+    run_comparison,
+    runs_folder,
+    write_comparison,
+)
 from sandbox.compare.report import write_comparison_report
+from sandbox.errors import ConfigError, RunError
+from sandbox.store.config import DEFAULT_SUITE
 
-__all__ = ["comparison_table", "paired_table", "register", "win_rate_table"]
+__all__ = ["comparison_table", "json_line", "paired_table", "register", "win_rate_table"]
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare",
-        help="run several agents under identical tool behaviour and compare them",
-        description="Run every agent on the same suite, tasks, seed, faults and model; "
-        "writes runs/compare-<id>/ with one run folder per agent and comparison.json.",
+        help="compare agents under identical tool behaviour, or existing runs",
+        description="--agents: run every agent on the same suite, tasks, seed, faults and "
+        "model, into runs/compare-<id>/ (one run folder per agent) with comparison.json. "
+        "--runs: compare existing run folders (the first is the reference), into "
+        "runs/compare-runs-<hash>/.",
     )
-    parser.add_argument(
-        "--agents", required=True, help="comma-separated agents, e.g. react,dfsdt,react@4"
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--agents", help="comma-separated agents, e.g. react,dfsdt,react@4")
+    which.add_argument(
+        "--runs",
+        nargs="+",
+        metavar="RUN",
+        help="existing run folders: the reference first, then the candidate(s)",
     )
     add_run_options(parser)
-    parser.set_defaults(handler=handle)
+    add_protocol_options(parser, cache_default="the comparison folder's " + JUDGE_CACHE_FILE)
+    parser.set_defaults(handler=handle, suite=None, seed=None)
+
+
+def _compare(args: argparse.Namespace, runs: list[str], folder: Path) -> Comparison:
+    """The comparison of ``runs`` under the protocol and judge of the options."""
+    protocol = protocol_from_args(args)
+    suite = args.suite if args.runs else (args.suite or DEFAULT_SUITE)
+
+    async def go() -> Comparison:
+        async with open_judge(args, protocol, folder / JUDGE_CACHE_FILE) as judge:
+            return await compare_runs_async(
+                runs,
+                suite_path=suite,
+                protocol=protocol,
+                judge=judge,
+                settings=settings_from_args(args),
+                seed=args.seed,
+            )
+
+    return asyncio.run(go())
 
 
 def handle(args: argparse.Namespace) -> int:
-    agents = [a for a in args.agents.replace(" ", ",").split(",") if a]
-    config = config_from_args(args, agent=agents[0] if agents else "react")
-    comparison = run_comparison(config, agents, env=os.environ)
+    protocol_from_args(args)  # bad protocol options fail before anything runs
+    if args.runs:
+        comparison = _existing(args)
+    else:
+        agents = [a for a in args.agents.replace(" ", ",").split(",") if a]
+        overrides: dict[str, Any] = {"agent": agents[0] if agents else "react"}
+        overrides["suite"] = args.suite or DEFAULT_SUITE
+        overrides["seed"] = 0 if args.seed is None else args.seed
+        config = config_from_args(args, **overrides)
+        comparison = run_comparison(
+            config,
+            agents,
+            env=os.environ,
+            compare=lambda runs: _compare(args, runs, Path(runs[0]).parent),
+        )
     console = output_console(sys.stderr if args.json else sys.stdout)
     console.print(comparison_table(comparison))
     if comparison.win_rates:
         console.print(win_rate_table(comparison))
     if comparison.paired:
         console.print(paired_table(comparison))
+    for warning in comparison.warnings:
+        console.print(f"warning: {warning}")
     if comparison.path:
         write_comparison_report(comparison, plots=not args.no_plots)
     console.print(f"comparison folder: {comparison.path}")
     if args.json:
-        line = {
-            "comparison": comparison.path,
-            "pass_rate": {s.agent: round(s.pass_rate, 6) for s in comparison.strategies},
-            "runs": {s.agent: s.run for s in comparison.strategies},
-            "win_rate": {
-                row: {col: round(c.win_rate.value, 6) for col, c in cols.items()}
-                for row, cols in comparison.win_rates.items()
-            },
-            "mcnemar_p": {f"{p.a} vs {p.b}": round(p.p_value, 6) for p in comparison.paired},
+        sys.stdout.write(json.dumps(json_line(comparison)) + "\n")
+    labels = [lb for s in comparison.strategies for lb in s.labels]
+    return judge_failure_exit(judge_errors(labels, comparison.outcomes))
+
+
+def _existing(args: argparse.Namespace) -> Comparison:
+    runs = list(dict.fromkeys(args.runs))
+    if len(runs) < 2:
+        raise ConfigError("--runs needs at least two different run folders: REFERENCE CANDIDATE")
+    for run in runs:
+        if not (Path(run) / "manifest.json").is_file():
+            raise RunError(f"no run folder at {run} (a folder holding manifest.json)")
+    folder = runs_folder(runs, args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    comparison = _compare(args, runs, folder)
+    comparison.id = folder.name
+    comparison.path = str(folder)
+    write_comparison(comparison, folder)
+    return comparison
+
+
+def json_line(comparison: Comparison) -> dict[str, Any]:
+    """The ``--json`` summary: per-run pass rates, the win-rate matrix, McNemar, and with two
+    runs the candidate's ``win_rate`` and ``tie_rate`` over the reference."""
+    line: dict[str, Any] = {
+        "comparison": comparison.path,
+        "protocol": comparison.protocol,
+        "pass_rate": {s.name: round(s.pass_rate, 6) for s in comparison.strategies},
+        "runs": {s.name: s.run for s in comparison.strategies},
+        "win_rates": {
+            row: {col: round(c.win_rate.value, 6) for col, c in cols.items()}
+            for row, cols in comparison.win_rates.items()
+        },
+        "mcnemar_p": {f"{p.a} vs {p.b}": round(p.p_value, 6) for p in comparison.paired},
+        "warnings": comparison.warnings,
+    }
+    std = {
+        s.name: round(s.summary.sample_std, 6)
+        for s in comparison.strategies
+        if s.summary.sample_std is not None
+    }
+    if std:
+        line["pass_rate_std"] = std
+    cell, cand, ref = comparison.headline()
+    if cell is not None:
+        line |= {
+            "candidate": cand,
+            "reference": ref,
+            "win_rate": round(cell.win_rate.value, 6),
+            "tie_rate": round(cell.tie_rate, 6),
         }
-        sys.stdout.write(json.dumps(line) + "\n")
-    return 0
+    if comparison.judge is not None:
+        line["judge_calls"] = comparison.judge.calls
+        line["judge_cost"] = round(comparison.judge.cost, 6)
+    return line
 
 
 def comparison_table(comparison: Comparison) -> Table:
@@ -85,7 +196,7 @@ def comparison_table(comparison: Comparison) -> Table:
         ]
         u = s.usage
         table.add_row(
-            s.agent,
+            s.name or s.agent,
             str(s.summary.n),
             f"{rate.value:.1%} [{rate.low:.0%}-{rate.high:.0%}]",
             *groups,
@@ -101,8 +212,10 @@ def comparison_table(comparison: Comparison) -> Table:
 
 def win_rate_table(comparison: Comparison) -> Table:
     """``row`` as candidate against ``column``: win rate (ties as half) and W/L/T."""
-    names = [s.agent for s in comparison.strategies]
-    table = Table(title="win rate, row against column (ToolEval rules; ties count half)")
+    names = comparison.names
+    tie_values = {c.tie_value for row in comparison.win_rates.values() for c in row.values()}
+    ties = "ties count half" if tie_values == {0.5} else "ties count 0"
+    table = Table(title=f"win rate, row against column (protocol {comparison.protocol}; {ties})")
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
@@ -119,6 +232,11 @@ def win_rate_table(comparison: Comparison) -> Table:
             )
         table.add_row(row, *cells)
     table.caption = "W/L/T = wins/losses/ties per episode"
+    cell, cand, ref = comparison.headline()
+    if cell is not None:
+        table.caption += (
+            f"; {cand} over {ref}: win rate {cell.win_rate.value:.1%}, tie rate {cell.tie_rate:.1%}"
+        )
     return table
 
 

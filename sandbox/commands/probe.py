@@ -28,6 +28,7 @@ from agents.model import Model
 from mock_tools import SuiteError, Task, load_suite
 from sandbox.errors import ConfigError
 from sandbox.eval.probe import ProbeOracle, ProbeReport, build_probes, run_probe
+from sandbox.eval.reason_score import thought_similarity
 from sandbox.models import build_models, resolve_model
 from sandbox.models.remote import RemoteModels
 from sandbox.store.config import DEFAULT_SUITE, RunConfig
@@ -50,6 +51,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--tasks", default=None, help="only task ids matching this glob")
     parser.add_argument("--seed", type=int, default=0, help="seed of the offline models")
     parser.add_argument("--concurrency", type=int, default=4, help="questions in flight")
+    parser.add_argument(
+        "--similarity",
+        default="auto",
+        metavar="KIND",
+        help="how reason and understand are scored: auto (default: T-Eval's all-mpnet-base-v2 "
+        "embeddings when the embeddings extra is installed, else lexical), embedding[:MODEL] "
+        "or lexical",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON summary line")
     parser.add_argument("--out", default=None, help="write the full report (every answer) here")
     parser.set_defaults(handler=handle)
@@ -72,8 +81,13 @@ async def probe_suite(
     tasks: str | None = None,
     seed: int = 0,
     concurrency: int = 4,
+    similarity: str = "lexical",
 ) -> ProbeReport:
-    """Load the suite, resolve the model, ask every probe question and score the answers."""
+    """Load the suite, resolve the model, ask every probe question and score the answers.
+
+    ``similarity`` names the backend of ``reason`` and ``understand`` (``thought_similarity``)."""
+    kind, _, model = similarity.partition(":")
+    backend = thought_similarity(kind, model or None)
     try:
         suite = load_suite(suite_path)
     except SuiteError as e:
@@ -105,7 +119,12 @@ async def probe_suite(
         )
     try:
         return await run_probe(
-            items, models.__getitem__, suite.apis, model_name=model_name, concurrency=concurrency
+            items,
+            models.__getitem__,
+            suite.apis,
+            model_name=model_name,
+            concurrency=concurrency,
+            similarity=backend,
         )
     finally:
         await provider.aclose()
@@ -122,6 +141,7 @@ def handle(args: argparse.Namespace) -> int:
             tasks=args.tasks,
             seed=args.seed,
             concurrency=args.concurrency,
+            similarity=args.similarity,
         )
     )
     if args.out:
@@ -130,6 +150,7 @@ def handle(args: argparse.Namespace) -> int:
         summary = {
             "model": report.model,
             "suite": str(args.suite),
+            "similarity": report.similarity,
             "questions": report.questions,
             "errors": report.errors,
             "dimensions": {d: m.model_dump() for d, m in report.dimensions.items()},
@@ -147,6 +168,7 @@ def _table(report: ProbeReport) -> Table:
     table.add_column("n", justify="right")
     for name, m in report.dimensions.items():
         table.add_row(name, "—" if m.value is None else f"{m.value:.3f}", str(m.n))
+    table.caption = f"reason and understand scored by: {report.similarity}"
     if report.errors:
-        table.caption = f"{report.errors} questions failed at the model endpoint (not scored)"
+        table.caption += f"; {report.errors} questions failed at the model endpoint (not scored)"
     return table

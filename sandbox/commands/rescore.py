@@ -1,7 +1,13 @@
-"""``sandbox rescore``: recompute the scores of an old run with the current evaluator."""
+"""``sandbox rescore``: recompute the scores of an old run with the current evaluator.
+
+sandbox rescore runs/<id>
+sandbox rescore runs/<id> --protocol toolbench --judge gpt-4o-mini
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -9,7 +15,13 @@ from typing import Any
 
 from rich.console import Console
 
-from sandbox.eval.evaluate import evaluate_run
+from sandbox.commands.eval import (
+    add_common_options,
+    evaluate_from_args,
+    judge_failure_exit,
+    report_judge_errors,
+)
+from sandbox.errors import RunError
 from sandbox.eval.report import print_table, write_report
 
 
@@ -17,12 +29,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "rescore",
         help="recompute the scores of a run with the current evaluator",
-        description="Re-label and re-score every trajectory of a run (no model, no tools) and "
-        "rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
+        description="Re-label and re-score every trajectory of a run (no agent model, no tools) "
+        "and rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
     )
     parser.add_argument("run", metavar="RUN", help="run folder (runs/<run-id>)")
-    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+    add_common_options(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -37,17 +48,28 @@ def _old_pass_rate(run: Path) -> float | None:
     return float(rate) if isinstance(rate, (int, float)) else None
 
 
-def handle(args: Any) -> int:
+def handle(args: argparse.Namespace) -> int:
     run = Path(args.run)
+    if not run.is_dir():
+        raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    scores = evaluate_run(run)
+    scores = asyncio.run(evaluate_from_args(args))
     write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value
     if args.json:
-        print(json.dumps({"run": str(run), "old_pass_rate": old, "pass_rate": round(new, 6)}))
-        return 0
-    console = Console(file=sys.stdout)
-    print_table(scores, console)
-    before = "unknown" if old is None else f"{old:.1%}"
-    console.print(f"pass rate: {before} before, {new:.1%} with the current evaluator")
-    return 0
+        line = {
+            "run": str(run),
+            "protocol": scores.protocol,
+            "old_pass_rate": old,
+            "pass_rate": round(new, 6),
+        }
+        print(json.dumps(line))
+    else:
+        console = Console(file=sys.stdout)
+        print_table(scores, console)
+        before = "unknown" if old is None else f"{old:.1%}"
+        console.print(
+            f"pass rate: {before} before, {new:.1%} with the current evaluator "
+            f"(protocol {scores.protocol})"
+        )
+    return judge_failure_exit(report_judge_errors(scores))

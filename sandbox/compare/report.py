@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sandbox.compare.comparison import Comparison
 from sandbox.eval.plots import plot_cost_vs_pass, plot_rates
+from sandbox.eval.report import rate_text
 
 __all__ = ["render_comparison_markdown", "write_comparison_report"]
 
@@ -20,29 +21,39 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines.append(f", model `{comparison.model}`")
     if comparison.seed is not None:
         lines.append(f", seed {comparison.seed}")
+    lines.append(f", protocol `{comparison.protocol}`")
+    for warning in comparison.warnings:
+        lines += ["", f"**Warning:** {warning}"]
     lines += ["", "## Pass rate and cost", ""]
     groups = comparison.groups
     header = ["agent", "n", "pass rate (95% CI)", *groups, "model calls/ep", "tool calls/ep"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for s in comparison.strategies:
-        iv = s.summary.pass_rate
         per_group = [
             f"{s.summary.groups[g].pass_rate.value:.1%}" if g in s.summary.groups else "-"
             for g in groups
         ]
         row = [
-            s.agent,
+            s.name or s.agent,
             str(s.summary.n),
-            f"{iv.value:.1%} [{iv.low:.1%}, {iv.high:.1%}]",
+            rate_text(s.summary),
             *per_group,
             f"{s.per_episode(s.usage.model_calls):.2f}",
             f"{s.per_episode(s.usage.tool_calls):.2f}",
         ]
         lines.append("| " + " | ".join(row) + " |")
+    for s in comparison.strategies:
+        for reason, episodes in s.summary.excluded.items():
+            lines.append(
+                f"\n{s.name or s.agent}: {len(episodes)} episode(s) left out of the pass rate "
+                f"({reason}): {', '.join(episodes[:20])}"
+            )
     if comparison.win_rates:
-        names = [s.agent for s in comparison.strategies]
-        lines += ["", "## Win rate (row against column, ties as half; W/L/T)", ""]
+        names = comparison.names
+        tie_values = {c.tie_value for row in comparison.win_rates.values() for c in row.values()}
+        ties = "ties as half" if tie_values == {0.5} else "ties as 0"
+        lines += ["", f"## Win rate (row against column, {ties}; W/L/T)", ""]
         lines.append("| | " + " | ".join(names) + " |")
         lines.append("|" + "---|" * (len(names) + 1))
         for row_name in names:
@@ -53,7 +64,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                     "-"
                     if c is None
                     else f"{c.win_rate.value:.1%} ({c.wins}/{c.losses}/{c.ties}); "
-                    f"ToolEval {c.tooleval_win_rate:.1%}"
+                    f"ToolEval {c.tooleval_win_rate:.1%}, ties {c.tie_rate:.1%}"
                 )
             lines.append(f"| {row_name} | " + " | ".join(cells) + " |")
     if comparison.paired:
@@ -74,12 +85,12 @@ def write_comparison_report(comparison: Comparison, *, plots: bool = True) -> li
     report.write_text(render_comparison_markdown(comparison), encoding="utf-8")
     written = [report]
     if plots:
-        rates = [(s.agent, s.summary.pass_rate) for s in comparison.strategies]
+        rates = [(s.name or s.agent, s.summary.pass_rate) for s in comparison.strategies]
         written.append(
             plot_rates(rates, folder / "pass_rate.png", title="pass rate per strategy (95% CI)")
         )
         points = [
-            (s.agent, s.per_episode(s.usage.model_calls), s.summary.pass_rate)
+            (s.name or s.agent, s.per_episode(s.usage.model_calls), s.summary.pass_rate)
             for s in comparison.strategies
         ]
         written.append(

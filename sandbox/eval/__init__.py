@@ -5,11 +5,14 @@ Outcome half (pure functions unless noted):
 - ``checks``: the task's deterministic answer checks (``run_checks``, ``all_pass``);
 - ``pass_rate``: episode labels solved / unsolved / unsure with the deciding method
   (``label_episode``, ``label_run``, ``summarise``);
-- ``win_rate``: ToolEval's rules as a deterministic judge (``compare_runs``, ``summarise_wins``,
-  ``win_matrix``);
+- ``win_rate``: outcomes and their summary (``summarise_wins``, ``mirror``), and ToolEval's rules
+  as the default protocol's deterministic judge (``compare_runs``);
 - ``stats``: seeded bootstrap intervals, exact McNemar, pass@k and pass^k;
-- ``judge`` (async, I/O): the LLM judge with its SQLite cache (``sandbox.request_cache``);
-- ``evaluate`` (I/O): ``evaluate_run(run_dir, suite, judge=, reference_run=) -> RunScores``;
+- ``judge`` (async, I/O): the LLM judge, ToolEval's functions with a forced ``tool_choice``
+  (``tooleval_functions``), behind a SQLite request cache (``sandbox.models.cache``);
+- ``protocol`` / ``protocols``: the evaluation protocols by name (``default``, ``toolbench``,
+  ``toolbench-normalized``: ``protocol_*`` modules, with ToolEval's rules in ``tooleval_*``);
+- ``evaluate`` (I/O): ``evaluate_run(run_dir, suite, protocol=, judge=, reference_run=)``;
 - ``report`` / ``plots`` (I/O): ``scores.json``, ``report.md``, PNGs, the terminal table.
 
 Step-level half: ``step_scores`` and the modules it composes. The I/O modules are not imported

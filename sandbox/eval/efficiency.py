@@ -1,5 +1,7 @@
 """Efficiency and search-tree statistics of an episode: plain counts, not scores in [0, 1].
 
+The project's own counts (no paper metric): what an episode cost, and the tree DFSDT built.
+
 Costs are the whole episode's (every node of a DFSDT tree was paid for): model calls, tool calls,
 tokens, cost and wall time come from the trajectory's ``usage``; when a trajectory carries no usage
 totals (a hand-built or imported one), they are summed from its nodes instead.

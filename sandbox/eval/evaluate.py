@@ -1,10 +1,12 @@
 """``evaluate_run``: every score of a stored run, recomputed from its trajectories alone.
 
-Reads ``runs/<id>/manifest.json`` and ``trajectories.jsonl``, labels every episode (rules, checks,
-then the judge when one is given), summarises the pass rate with intervals overall and per group,
-pass@k / pass^k when the run has several trials, the step-level scores with an interval on each
-dimension, and, against a reference run, the win rate and the paired McNemar test. ``RunScores``
-is what ``scores.json`` holds; ``sandbox.eval.report`` writes it and the human-readable views.
+Reads ``runs/<id>/manifest.json`` and ``trajectories.jsonl``, labels every episode with the
+chosen protocol (``sandbox.eval.protocols``: ``default`` = rules, checks, then the judge when one
+is given; ``toolbench`` = ToolEval's), summarises the pass rate with intervals overall and per
+group, pass@k / pass^k when the run has several trials, the step-level scores with an interval on
+each dimension, and, against a reference run, the protocol's win rate and the paired McNemar
+test. Every interval resamples tasks. ``RunScores`` is what ``scores.json`` holds;
+``sandbox.eval.report`` writes it and the human-readable views.
 May import ``sandbox.store``, ``models`` (the judge's cache) and ``eval`` modules.
 """
 
@@ -23,9 +25,10 @@ from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
 from sandbox.errors import RunError
 from sandbox.eval.judge import Judge, JudgeUsage
-from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode, label_run, needs_judge
-from sandbox.eval.pass_rate import summarise as summarise_pass
-from sandbox.eval.reason_score import LexicalSimilarity, ThoughtSimilarity
+from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
+from sandbox.eval.protocol import EvalProtocol, JudgeSettings
+from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
+from sandbox.eval.reason_score import LexicalSimilarity, ThoughtSimilarity, similarity_label
 from sandbox.eval.stats import (
     Interval,
     PairedTest,
@@ -35,14 +38,7 @@ from sandbox.eval.stats import (
     mean_pass_hat_k,
 )
 from sandbox.eval.usage import UsageTotals
-from sandbox.eval.win_rate import (
-    PairOutcome,
-    WinSummary,
-    compare_runs,
-    judged,
-    pair_keys,
-    summarise_wins,
-)
+from sandbox.eval.win_rate import RunSide, WinSummary, pair_keys
 from sandbox.store import Manifest, RunStore, read_trajectories
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
@@ -81,6 +77,10 @@ class RunScores(BaseModel):
 
     schema_: str = Field(default=SCORES_SCHEMA, alias="schema")
     run_id: str
+    protocol: str = Field(default=DEFAULT_PROTOCOL, description="The evaluation protocol.")
+    judge_settings: JudgeSettings | None = Field(
+        default=None, description="Samples, rounds, temperature and order the judge used."
+    )
     suite: dict[str, str]
     agent: str
     model: str
@@ -153,40 +153,6 @@ def run_tasks(run: LoadedRun, suite: Suite) -> tuple[list[Task], list[tuple[str,
     return tasks, [k for k in keys if k[0] in known]
 
 
-def labels_for(
-    trajs: Sequence[Trajectory], tasks: Sequence[Task], keys: Sequence[tuple[str, int]]
-) -> list[EpisodeLabel]:
-    """Rule/check labels of every expected episode; a missing one is an unsolved label."""
-    by_id = {t.id: t for t in tasks}
-    order = {t.id: i for i, t in enumerate(tasks)}
-    labels = {
-        (lb.task_id, lb.trial): lb for lb in label_run(trajs, tasks) if lb.status != "missing"
-    }
-    out: list[EpisodeLabel] = []
-    for key in sorted(set(keys) | set(labels), key=lambda k: (order[k[0]], k[1])):
-        lb = labels.get(key)
-        if lb is None:
-            lb = label_episode(None, by_id[key[0]]).model_copy(update={"trial": key[1]})
-        out.append(lb)
-    return out
-
-
-async def judge_labels(
-    judge: Judge, labels: list[EpisodeLabel], trajs: Sequence[Trajectory], tasks: Sequence[Task]
-) -> list[EpisodeLabel]:
-    """The judge's labels for what rules and checks left undecided; others unchanged."""
-    by_key = {(t.scenario_id, t.trial): t for t in trajs}
-    by_id = {t.id: t for t in tasks}
-
-    async def one(lb: EpisodeLabel) -> EpisodeLabel:
-        traj = by_key.get((lb.task_id, lb.trial))
-        if traj is None or not needs_judge(lb):
-            return lb
-        return await judge.label(traj, by_id[lb.task_id], lb)
-
-    return list(await asyncio.gather(*(one(lb) for lb in labels)))
-
-
 def trial_rates(labels: Sequence[EpisodeLabel]) -> tuple[dict[str, float], dict[str, float]]:
     """pass@k and pass^k for k = 1..(fewest trials of any task), when there are several."""
     counts: dict[str, list[int]] = {}
@@ -221,69 +187,80 @@ def step_report(
     kept = [t for t in trajs if t.scenario_id in by_id]
     episodes = step_scores.score_episodes(kept, by_id, suite.apis, similarity=similarity)
     summary = step_scores.summarise(episodes)
-    intervals = {
-        d: bootstrap_ci(step_scores.dimension_values(episodes, d), seed=seed)
-        for d in step_scores.DIMENSIONS
-    }
+    intervals = {}
+    for d in step_scores.DIMENSIONS:
+        points = step_scores.dimension_points(episodes, d)
+        intervals[d] = bootstrap_ci(
+            [v for _, v in points], seed=seed, clusters=[t for t, _ in points]
+        )
     return StepReport(
         summary=summary.model_dump(mode="json"),
         intervals=intervals,
-        reason_similarity=(similarity or LexicalSimilarity()).name,
+        reason_similarity=similarity_label(similarity or LexicalSimilarity()),
     )
 
 
 async def compare_with_reference(
-    cand: LoadedRun,
-    cand_labels: list[EpisodeLabel],
-    ref: LoadedRun,
-    ref_labels: list[EpisodeLabel],
+    protocol: EvalProtocol,
+    candidate: RunSide,
+    reference: RunSide,
     tasks: Sequence[Task],
     judge: Judge | None,
+    settings: JudgeSettings,
+    *,
     seed: int,
+    reference_run: str,
 ) -> ReferenceComparison:
-    outcomes = compare_runs(cand.trajectories, cand_labels, ref.trajectories, ref_labels, tasks)
-    if judge is not None:
-        outcomes = await _judge_ties(judge, outcomes, cand, ref, tasks)
-    win = summarise_wins(
-        outcomes, candidate=cand.manifest.run_id, reference=ref.manifest.run_id, seed=seed
+    """The protocol's win rate of ``candidate`` over ``reference`` and the paired McNemar test
+    (on solved or not, over the episodes both sides have a counted label for)."""
+    outcomes = await protocol.prefer(candidate, reference, tasks, judge, settings, seed=seed)
+    win = protocol.summarise_wins(
+        outcomes, candidate=candidate.name, reference=reference.name, seed=seed
     )
-    cl = {(lb.task_id, lb.trial): lb.label == "solved" for lb in cand_labels}
-    rl = {(lb.task_id, lb.trial): lb.label == "solved" for lb in ref_labels}
-    keys = pair_keys(cl, rl, tasks)
-    paired = mcnemar_exact([cl.get(k, False) for k in keys], [rl.get(k, False) for k in keys])
-    return ReferenceComparison(reference_run=ref.manifest.run_id, win=win, paired=paired)
+    return ReferenceComparison(
+        reference_run=reference_run,
+        win=win,
+        paired=paired_test(candidate.labels, reference.labels, tasks),
+    )
 
 
-async def _judge_ties(
-    judge: Judge,
-    outcomes: list[PairOutcome],
-    cand: LoadedRun,
-    ref: LoadedRun,
-    tasks: Sequence[Task],
-) -> list[PairOutcome]:
-    query = {t.id: t.query for t in tasks}
-    ca = {(t.scenario_id, t.trial): (t.final_answer or "") for t in cand.trajectories}
-    ra = {(t.scenario_id, t.trial): (t.final_answer or "") for t in ref.trajectories}
+def paired_test(
+    a: Sequence[EpisodeLabel], b: Sequence[EpisodeLabel], tasks: Sequence[Task]
+) -> PairedTest:
+    """Exact McNemar on solved / not solved per episode; an episode excluded on either side
+    (judge error, or dropped by the protocol) takes no part."""
+    left = {(lb.task_id, lb.trial): lb for lb in a}
+    right = {(lb.task_id, lb.trial): lb for lb in b}
+    keys = [
+        k
+        for k in pair_keys(left, right, tasks)
+        if not (k in left and left[k].excluded) and not (k in right and right[k].excluded)
+    ]
 
-    async def one(o: PairOutcome) -> PairOutcome:
-        if not o.undecided:
-            return o
-        key = (o.task_id, o.trial)
-        pref = await judge.select_better_answer(query[o.task_id], ca.get(key, ""), ra.get(key, ""))
-        return judged(o, pref)
+    def solved(side: dict[tuple[str, int], EpisodeLabel], k: tuple[str, int]) -> bool:
+        return k in side and side[k].label == "solved"
 
-    return list(await asyncio.gather(*(one(o) for o in outcomes)))
+    return mcnemar_exact([solved(left, k) for k in keys], [solved(right, k) for k in keys])
 
 
 async def evaluate_run_async(
     run_dir: str | Path,
     suite: Suite | str | Path | None = None,
     *,
+    protocol: EvalProtocol | str = DEFAULT_PROTOCOL,
     judge: Judge | None = None,
+    settings: JudgeSettings | None = None,
     reference_run: str | Path | None = None,
     seed: int | None = None,
     similarity: ThoughtSimilarity | None = None,
 ) -> RunScores:
+    """Every score of the run at ``run_dir`` under ``protocol`` (see the module doc).
+
+    ``settings`` (samples, rounds, temperature, order) default to the protocol's; the judge's
+    temperature is the ``Judge``'s own. A protocol that needs a judge raises ``ConfigError``
+    without one."""
+    proto = get_protocol(protocol) if isinstance(protocol, str) else protocol
+    settings = settings or JudgeSettings()
     run = load_run(run_dir)
     loaded, notes = suite_for(run, suite)
     tasks, keys = run_tasks(run, loaded)
@@ -296,23 +273,33 @@ async def evaluate_run_async(
         notes.append(f"{stray} trajectories of tasks outside the run's selection were ignored")
     trajs = [t for t in run.trajectories if t.scenario_id in ids]
 
-    labels = labels_for(trajs, tasks, keys)
-    if judge is not None:
-        labels = await judge_labels(judge, labels, trajs, tasks)
-    at_k, hat_k = trial_rates(labels)
+    labels = await proto.label(trajs, tasks, keys, judge, settings)
+    at_k, hat_k = trial_rates([lb for lb in labels if lb.excluded is None])
     reference = None
     if reference_run is not None:
         ref = load_run(reference_run)
+        if ref.manifest.suite.fingerprint != run.manifest.suite.fingerprint:
+            notes.append(
+                f"the reference run {ref.manifest.run_id} used another suite version: tool "
+                "behaviour was not identical for the two runs"
+            )
         ref_trajs = [t for t in ref.trajectories if t.scenario_id in ids]
-        ref = ref.model_copy(update={"trajectories": ref_trajs})
-        ref_labels = labels_for(ref_trajs, tasks, keys)
-        if judge is not None:
-            ref_labels = await judge_labels(judge, ref_labels, ref_trajs, tasks)
-        cand = run.model_copy(update={"trajectories": trajs})
-        reference = await compare_with_reference(cand, labels, ref, ref_labels, tasks, judge, seed)
+        ref_labels = await proto.label(ref_trajs, tasks, keys, judge, settings)
+        reference = await compare_with_reference(
+            proto,
+            RunSide(name=run.manifest.run_id, trajectories=trajs, labels=labels),
+            RunSide(name=ref.manifest.run_id, trajectories=ref_trajs, labels=ref_labels),
+            tasks,
+            judge,
+            settings,
+            seed=seed,
+            reference_run=ref.manifest.run_id,
+        )
     manifest = run.manifest
     return RunScores(
         run_id=manifest.run_id,
+        protocol=proto.name,
+        judge_settings=effective_settings(proto, settings, judge) if judge is not None else None,
         suite={
             "name": loaded.name,
             "version": loaded.meta.version,
@@ -323,7 +310,7 @@ async def evaluate_run_async(
         tasks=len(tasks),
         episodes=len(labels),
         trials=max(1, manifest.config.trials),
-        pass_rate=summarise_pass(labels, tasks, seed=seed),
+        pass_rate=proto.summarise(labels, tasks, seed=seed),
         pass_at_k=at_k,
         pass_hat_k=hat_k,
         usage=(usage := UsageTotals.of(trajs)),
@@ -343,11 +330,26 @@ async def evaluate_run_async(
     )
 
 
+def effective_settings(
+    protocol: EvalProtocol, settings: JudgeSettings, judge: Judge
+) -> JudgeSettings:
+    """What the judge was actually asked with: the given settings over the protocol's."""
+    d = protocol.defaults
+    return JudgeSettings(
+        samples=settings.samples or d.samples,
+        rounds=settings.rounds or d.rounds,
+        temperature=judge.temperature,
+        order=settings.order,
+    )
+
+
 def evaluate_run(
     run_dir: str | Path,
     suite: Suite | str | Path | None = None,
     *,
+    protocol: EvalProtocol | str = DEFAULT_PROTOCOL,
     judge: Judge | None = None,
+    settings: JudgeSettings | None = None,
     reference_run: str | Path | None = None,
     seed: int | None = None,
     similarity: ThoughtSimilarity | None = None,
@@ -357,7 +359,9 @@ def evaluate_run(
         evaluate_run_async(
             run_dir,
             suite,
+            protocol=protocol,
             judge=judge,
+            settings=settings,
             reference_run=reference_run,
             seed=seed,
             similarity=similarity,

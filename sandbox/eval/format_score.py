@@ -1,10 +1,20 @@
-"""Instruct / format alignment (ToolEyes): the share of model turns that made a well-formed call.
+"""Instruct / format alignment: the share of model turns that made a well-formed call.
+
+ToolEyes (Ye et al. 2024, "ToolEyes: Fine-Grained Evaluation for Tool Learning Capabilities of
+Large Language Models in Real-world Scenarios", format alignment, the first of its five
+capabilities) and T-Eval's ``instruct`` (``teval/evaluators/instruct_evaluator.py``) both ask
+whether the model's output follows the required call format; here the format is a native
+function call, checked against the offered functions and their JSON Schemas.
 
 Which turns: every model turn of the episode, **all nodes of the tree**, not only the chosen path.
 Following the format is a property of each turn the model wrote, whatever the search later did with
 it; restricting it to the chosen path would hide the malformed turns DFSDT backtracked from.
 Nodes of kind ``error`` (the model call itself failed: endpoint, timeout) are not turns the model
-wrote and are left out.
+wrote and are left out. So are **thought-only turns** (``thought_only``): a turn with text and no
+call at all, which ToolBench's function-calling loop accepts as a "Thought" node and answers with
+the next model call. It made no call, so it made no malformed one; counting it as malformed gave
+a flawless imported ToolBench episode an instruct score of 0.75. A turn whose text a text adapter
+could not parse (its own ``format_error``) is still malformed.
 
 A turn is well-formed when it made at least one call (or a recorded Finish) and every call:
 
@@ -33,7 +43,18 @@ from mock_tools.names import NameResolver
 from sandbox.eval.actions import ApiKey, Apis, resolve_call
 from sandbox.eval.measure import Measure, ratio
 
-__all__ = ["SchemaValidators", "call_well_formed", "format_alignment", "turn_well_formed"]
+__all__ = [
+    "NO_CALL_REASONS",
+    "SchemaValidators",
+    "call_well_formed",
+    "format_alignment",
+    "thought_only",
+    "turn_well_formed",
+]
+
+NO_CALL_REASONS = frozenset({"it contained no function call", "a thought without an action"})
+"""The reasons a turn is recorded ``invalid`` for having no call at all: the agents' step
+(``agents.step.interpret_turn``) and the ToolBench importer (``interop.toolbench_answers``)."""
 
 _FINISH_SCHEMA: dict[str, Any] = FINISH_FUNCTION["function"]["parameters"]
 
@@ -77,6 +98,17 @@ def call_well_formed(
     return not checks.errors(key, call.args)
 
 
+def thought_only(node: Node) -> bool:
+    """A turn with text and no call of any kind (not a parse failure of a text adapter)."""
+    return (
+        node.kind == "invalid"
+        and not node.calls
+        and node.finish is None
+        and bool((node.content or "").strip())
+        and node.format_error in NO_CALL_REASONS
+    )
+
+
 def turn_well_formed(
     node: Node, offered: set[ApiKey], resolver: NameResolver, checks: SchemaValidators
 ) -> bool:
@@ -93,7 +125,8 @@ def format_alignment(
     resolver: NameResolver,
     checks: SchemaValidators,
 ) -> Measure:
-    """Share of the model's turns (all tree nodes but ``error`` ones) that were well-formed."""
-    turns = [n for n in nodes if n.kind != "error"]
+    """Share of the model's turns that were well-formed (all tree nodes but ``error`` and
+    thought-only ones)."""
+    turns = [n for n in nodes if n.kind != "error" and not thought_only(n)]
     good = sum(turn_well_formed(n, offered, resolver, checks) for n in turns)
     return ratio(good, len(turns))

@@ -13,11 +13,19 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
      say why it cannot be done); gave up without one -> unsolved; an answer without checks that
      states it cannot be done (:func:`states_cannot_do`) -> solved.
 2. ``check``: the task's deterministic checks decide when it has any (all must pass).
-3. ``judge``: applied by the caller (``sandbox.eval.judge``) to labels that come out ``unsure``
+3. ``judge``: applied by the caller (``protocol_default``) to labels that come out ``unsure``
    with method ``none``; this module stays pure.
 4. ``none``: otherwise unsure.
 
-Scores: solved 1, unsure 0.5, unsolved 0 (StableToolBench's SoPR).
+Scores: solved 1, unsure 0.5, unsolved 0 (StableToolBench's SoPR, ``eval_pass_rate.py``). This
+is the ``default`` protocol's labelling; the ``toolbench`` protocol labels with ToolEval's rules
+(``protocol_toolbench``) into the same ``EpisodeLabel``, with one label per judge sample.
+
+``summarise`` serves every protocol: the pass rate is the mean episode score over the episodes
+that count (a label with ``excluded`` set does not: a judge error, and under ``toolbench`` a
+missing or infrastructure-failed episode), with a task-clustered bootstrap interval; with judge
+samples it also gives each sample's pass rate and their standard deviation (ddof 0), as
+StableToolBench prints them.
 Pure; imports ``eval.checks`` and ``eval.stats`` only.
 """
 
@@ -33,10 +41,11 @@ from pydantic import BaseModel, Field
 from agents.trajectory import Status, Trajectory
 from mock_tools.models import Task
 from sandbox.eval.checks import CheckResult, all_pass, run_checks
-from sandbox.eval.stats import Interval, bootstrap_ci
+from sandbox.eval.stats import Interval, bootstrap_ci, mean, population_std
 
 Label = Literal["solved", "unsolved", "unsure"]
 Method = Literal["rule", "check", "judge", "none"]
+Exclusion = Literal["missing", "infra", "judge_error"]
 SCORES: dict[str, float] = {"solved": 1.0, "unsure": 0.5, "unsolved": 0.0}
 
 _CANNOT_DO = re.compile(
@@ -61,6 +70,18 @@ class EpisodeLabel(BaseModel):
     status: str = Field(default="missing", description="Trajectory status, or 'missing'.")
     infra_error: bool = False
     checks: list[CheckResult] = Field(default_factory=list)
+    samples: list[Label] = Field(
+        default_factory=list,
+        description="One label per judge sample (toolbench); ``score`` is their mean.",
+    )
+    excluded: Exclusion | None = Field(
+        default=None, description="Left out of the pass rate, and why (None: it counts)."
+    )
+
+    @property
+    def episode(self) -> str:
+        """``task`` for trial 0, else ``task#trial``: how reports list an episode."""
+        return self.task_id if self.trial == 0 else f"{self.task_id}#{self.trial}"
 
 
 class RateSummary(BaseModel):
@@ -82,6 +103,16 @@ class PassSummary(RateSummary):
     infra_errors: int = 0
     pass_rate_excl_infra: Interval | None = None
     missing: int = Field(default=0, description="Tasks without any trajectory.")
+    protocol: str = "default"
+    sample_rates: list[float] = Field(
+        default_factory=list, description="Pass rate of each judge sample (toolbench)."
+    )
+    sample_std: float | None = Field(
+        default=None, description="Standard deviation (ddof 0) of the sample pass rates."
+    )
+    excluded: dict[str, list[str]] = Field(
+        default_factory=dict, description="Episodes left out of the rate, by reason."
+    )
 
 
 def states_cannot_do(text: str) -> bool:
@@ -182,6 +213,35 @@ def label_run(trajs: Sequence[Trajectory], tasks: Sequence[Task]) -> list[Episod
     return labels
 
 
+def scores_interval(labels: Sequence[EpisodeLabel], seed: int) -> Interval:
+    """Mean score with a bootstrap interval that resamples tasks (the trials of a task move
+    together)."""
+    return bootstrap_ci(
+        [lb.score for lb in labels], seed=seed, clusters=[lb.task_id for lb in labels]
+    )
+
+
+def label_expected(
+    trajs: Sequence[Trajectory], tasks: Sequence[Task], keys: Sequence[tuple[str, int]]
+) -> list[EpisodeLabel]:
+    """Rule/check labels of every expected episode (``keys``: ``(task id, trial)``) and of any
+    other trajectory of those tasks; an expected episode without a trajectory is a ``missing``
+    unsolved label. Order: task order, then trial."""
+    by_id = {t.id: t for t in tasks}
+    order = {t.id: i for i, t in enumerate(tasks)}
+    labels = {
+        (lb.task_id, lb.trial): lb for lb in label_run(trajs, tasks) if lb.status != "missing"
+    }
+    out: list[EpisodeLabel] = []
+    wanted = {k for k in keys if k[0] in by_id}
+    for key in sorted(wanted | set(labels), key=lambda k: (order[k[0]], k[1])):
+        lb = labels.get(key)
+        if lb is None:
+            lb = label_episode(None, by_id[key[0]]).model_copy(update={"trial": key[1]})
+        out.append(lb)
+    return out
+
+
 def _rate(labels: Sequence[EpisodeLabel], seed: int) -> RateSummary:
     counts = Counter(lb.label for lb in labels)
     return RateSummary(
@@ -189,36 +249,67 @@ def _rate(labels: Sequence[EpisodeLabel], seed: int) -> RateSummary:
         solved=counts["solved"],
         unsolved=counts["unsolved"],
         unsure=counts["unsure"],
-        pass_rate=bootstrap_ci([lb.score for lb in labels], seed=seed),
+        pass_rate=scores_interval(labels, seed),
     )
 
 
+def sample_rates(labels: Sequence[EpisodeLabel]) -> list[float]:
+    """Sample ``i``'s pass rate: the mean over episodes of their ``i``-th sample's score.
+
+    StableToolBench's ``eval_pass_rate.py``: ``score_r`` over the queries, for each run ``r``.
+    Episodes labelled without the judge carry the same label in every sample.
+    """
+    k = max((len(lb.samples) for lb in labels), default=0)
+    if k == 0:
+        return []
+    rates = []
+    for i in range(k):
+        rates.append(
+            mean([SCORES[lb.samples[i] if i < len(lb.samples) else lb.label] for lb in labels])
+        )
+    return rates
+
+
 def summarise(
-    labels: Sequence[EpisodeLabel], tasks: Sequence[Task], *, seed: int = 0
+    labels: Sequence[EpisodeLabel],
+    tasks: Sequence[Task],
+    *,
+    seed: int = 0,
+    protocol: str = "default",
 ) -> PassSummary:
     """Overall and per-group pass rate with seeded bootstrap intervals, and counts.
 
     Tasks in ``tasks`` without a label count as unsolved (``missing``); labels of tasks not in
-    ``tasks`` are ignored.
+    ``tasks`` are ignored; labels with ``excluded`` set are listed, not counted.
     """
     task_by_id = {t.id: t for t in tasks}
-    kept = [lb for lb in labels if lb.task_id in task_by_id]
-    seen = {lb.task_id for lb in kept}
+    every = [lb for lb in labels if lb.task_id in task_by_id]
+    seen = {lb.task_id for lb in every}
     for task in tasks:
         if task.id not in seen:
-            kept.append(label_episode(None, task))
+            every.append(label_episode(None, task))
+    kept = [lb for lb in every if lb.excluded is None]
+    excluded: dict[str, list[str]] = {}
+    for lb in every:
+        if lb.excluded is not None:
+            excluded.setdefault(lb.excluded, []).append(lb.episode)
     overall = _rate(kept, seed)
     groups: dict[str, list[EpisodeLabel]] = {}
     for lb in kept:
         groups.setdefault(task_by_id[lb.task_id].group, []).append(lb)
     infra = [lb for lb in kept if lb.infra_error]
     excl = [lb for lb in kept if not lb.infra_error]
+    rates = sample_rates(kept)
     return PassSummary(
         **overall.model_dump(),
         groups={g: _rate(v, seed) for g, v in sorted(groups.items())},
-        by_status=dict(sorted(Counter(lb.status for lb in kept).items())),
+        by_status=dict(sorted(Counter(lb.status for lb in every).items())),
         by_method=dict(sorted(Counter(lb.method for lb in kept).items())),
         infra_errors=len(infra),
-        pass_rate_excl_infra=bootstrap_ci([lb.score for lb in excl], seed=seed) if infra else None,
-        missing=sum(1 for lb in kept if lb.status == "missing"),
+        pass_rate_excl_infra=scores_interval(excl, seed) if infra else None,
+        missing=sum(1 for lb in every if lb.status == "missing"),
+        protocol=protocol,
+        sample_rates=rates,
+        sample_std=population_std(rates) if rates else None,
+        excluded=dict(sorted(excluded.items())),
     )

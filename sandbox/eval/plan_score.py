@@ -1,12 +1,14 @@
 """Plan: T-Eval's plan score of an executed (or proposed) action sequence against the reference.
 
-The algorithm, as T-Eval describes it, with its one defect removed:
+T-Eval (Chen et al. 2024, "T-Eval: Evaluating the Tool Utilization Capability of Large Language
+Models Step by Step", the plan dimension; ``teval/evaluators/planning_evaluator.py``,
+``bertscore_match``), with its one defect removed:
 
 1. similarity of every predicted action ``i`` to every reference step ``j``:
    ``NAME_WEIGHT * name(i, j) + ARGS_WEIGHT * args(i, j)``, where ``name`` is 1 when both resolve
-   to the same ``(tool, api)`` and 0 otherwise (names are identifiers here, not prose, so no
-   embedding is needed), and ``args`` is the key-value similarity over the union of both key sets
-   (``arg_scores.kv_similarity``);
+   to the same ``(tool, api)`` and 0 otherwise (names are identifiers here, not prose, so equality
+   replaces T-Eval's embedding cosine of the two names), and ``args`` is the key-value similarity
+   over the union of both key sets (``similarity.kv_similarity``; T-Eval embeds ``str(args)``);
 2. keep the edges whose similarity is above ``threshold`` (default 0.8, T-Eval's);
 3. maximum-weight bipartite matching of the kept edges (``networkx.max_weight_matching``); among
    matchings of equal weight (a step the reference repeats, e.g. a retry) the one that keeps the
@@ -21,12 +23,11 @@ steps take no part in the LIS; a plan with no edge above the threshold scores 0.
 
 With the default weights and threshold, a step needs the right API *and* an argument similarity
 above 0.2 to match: the right API called without any of the reference's argument keys is not
-the planned step. (Levenshtein similarity of short JSON values is generous: two unrelated
-strings of similar length still share their quotes, so in practice the threshold asks mostly for
-the right API with the right keys; the argument values are scored by ``understand``.)
+the planned step; the argument values themselves are scored by ``understand``.
 
 Edge cases: an empty plan against a non-empty reference scores 0; a non-empty plan against an
-empty reference scores 0; both empty score 1 (nothing was needed and nothing was done).
+empty reference scores 0; both empty score 1 (nothing was needed and nothing was done; T-Eval
+scores 0 whenever either side is empty, which it only meets on unparseable plans).
 """
 
 from __future__ import annotations

@@ -14,10 +14,15 @@ the functions offered:
   that step's response; the single function offered is ``submit_review(verdict)``, A–E. Gold from
   the observation by ``verdict_of_observation`` (``verdict_of`` on a ``Response``).
 
-Scoring (``score_probe``) reuses the step metrics: ``instruct`` (the answer is one parseable call
-to an offered function), ``retrieve`` (right function), ``understand_exact`` / ``understand_kv``
-(arguments against the reference step's, after canonicalisation), ``reason`` (thought similarity),
-``plan_*`` (``plan_score`` of the submitted plan) and ``review`` (verdict accuracy).
+Scoring (``score_answer``), T-Eval's dimensions (Chen et al. 2024; ``teval/evaluators/``):
+``instruct`` (the answer is one parseable call to an offered function; ``instruct_evaluator.py``),
+``retrieve`` (the right next function given the gold history, T-Eval's definition:
+``reason_retrieve_understand_evaluator.py``, name equality), ``understand`` (T-Eval's: the
+similarity of the argument objects' text, by the chosen backend), ``reason`` (thought similarity,
+same backend: sentence embeddings by default, ``reason_score``), ``plan_*`` (``plan_score`` of the
+submitted plan, ``planning_evaluator.py``) and ``review`` (verdict accuracy,
+``review_evaluator.py``); beside them UltraTool's ``understand_exact`` / ``understand_kv`` on the
+step's arguments (``arg_scores``).
 
 The offline oracle (``ProbeOracle``) answers the plan and review questions for the ``reference``
 and ``noisy-reference`` models: the plan from the reference plan it was given, the verdict by
@@ -29,7 +34,6 @@ May import ``sandbox.tool_envs`` (its calls) and ``eval`` modules.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 import re
@@ -47,7 +51,13 @@ from sandbox.eval.actions import Action, Apis
 from sandbox.eval.arg_scores import ArgumentScores
 from sandbox.eval.measure import Measure, mean_measure
 from sandbox.eval.plan_score import plan_score
-from sandbox.eval.reason_score import LexicalSimilarity
+from sandbox.eval.reason_score import (
+    LexicalSimilarity,
+    ThoughtSimilarity,
+    args_similarity,
+    similarity_label,
+)
+from sandbox.eval.stats import seeded_rng
 from sandbox.tool_envs import EpisodeToolEnv, ToolEnvs, tool_functions
 
 __all__ = [
@@ -132,6 +142,7 @@ _INPUT_ERROR = re.compile(
 PROBE_DIMENSIONS: tuple[str, ...] = (
     "instruct",
     "retrieve",
+    "understand",
     "understand_exact",
     "understand_kv",
     "reason",
@@ -290,11 +301,6 @@ async def _task_probes(task: Task, apis: Apis, env: EpisodeToolEnv) -> list[Prob
 # -- the offline oracle ---------------------------------------------------------------------------
 
 
-def _rng(seed: int, *parts: object) -> random.Random:
-    digest = hashlib.sha256("|".join(str(p) for p in (seed, *parts)).encode()).hexdigest()
-    return random.Random(int(digest[:16], 16))
-
-
 def _call(name: str, args: dict[str, Any], thought: str = "") -> Turn:
     return Turn(
         content=thought,
@@ -339,7 +345,7 @@ class ProbeOracle:
         params: dict[str, Any] | None = None,
     ) -> Turn:
         names = [t.get("function", {}).get("name") for t in tools]
-        rng = _rng(self._seed, self._task, names[:1], len(messages))
+        rng = seeded_rng(self._seed, self._task, names[:1], len(messages))
         noisy = rng.random() < self._rate
         if "submit_plan" in names:
             return self._plan(rng if noisy else None)
@@ -402,6 +408,7 @@ class ProbeResult(BaseModel):
 
 class ProbeReport(BaseModel):
     model: str
+    similarity: str = Field(default="lexical", description="What scored reason and understand.")
     questions: int
     errors: int
     dimensions: dict[str, Measure]
@@ -418,7 +425,13 @@ def _first_call(turn: Turn, expected: set[str]) -> tuple[ToolCall | None, dict[s
         return call, None
 
 
-def score_answer(item: ProbeItem, turn: Turn, apis: Apis, resolver: NameResolver) -> ProbeResult:
+def score_answer(
+    item: ProbeItem,
+    turn: Turn,
+    apis: Apis,
+    resolver: NameResolver,
+    similarity: ThoughtSimilarity | None = None,
+) -> ProbeResult:
     """Score one answer against its probe's gold with the step-level metrics."""
     offered = {t["function"]["name"] for t in item.tools}
     call, args = _first_call(turn, offered)
@@ -448,7 +461,8 @@ def score_answer(item: ProbeItem, turn: Turn, apis: Apis, resolver: NameResolver
             p = plan_score(pred, gold)
             scores |= {"plan_precision": p.precision, "plan_recall": p.recall, "plan_f1": p.f1}
     else:
-        scores |= _score_next_step(item, turn, call, args, apis, resolver)
+        sim = similarity or LexicalSimilarity()
+        scores |= _score_next_step(item, turn, call, args, apis, resolver, sim)
     return ProbeResult(
         task_id=item.task_id, kind=item.kind, index=item.index, scores=scores, answer=answer
     )
@@ -475,6 +489,7 @@ def _score_next_step(
     args: dict[str, Any] | None,
     apis: Apis,
     resolver: NameResolver,
+    similarity: ThoughtSimilarity,
 ) -> dict[str, float]:
     gold = item.gold
     if gold["function"] == FINISH:
@@ -482,13 +497,14 @@ def _score_next_step(
     key = resolver.resolve_function(call.name) if call is not None else None
     out = {"retrieve": 1.0 if key == (gold["tool"], gold["api"]) else 0.0}
     gold_args = _canon(apis, gold["tool"], gold["api"], gold["args"])
-    if gold_args:
-        values = ArgumentScores()
-        values.add(_canon(apis, gold["tool"], gold["api"], args or {}), gold_args)
-        exact, kv = values.measures()
-        out |= {"understand_exact": exact.value or 0.0, "understand_kv": kv.value or 0.0}
+    pred_args = _canon(apis, gold["tool"], gold["api"], args or {})
+    values = ArgumentScores()
+    values.add(pred_args, gold_args)
+    exact, kv = values.measures()
+    out |= {"understand_exact": exact.value or 0.0, "understand_kv": kv.value or 0.0}
+    out["understand"] = args_similarity(pred_args, gold_args, similarity) if args else 0.0
     if str(gold.get("thought") or "").strip():
-        out["reason"] = LexicalSimilarity()((turn.content or "").strip(), gold["thought"].strip())
+        out["reason"] = similarity((turn.content or "").strip(), gold["thought"].strip())
     return out
 
 
@@ -514,8 +530,11 @@ async def run_probe(
     *,
     model_name: str = "",
     concurrency: int = 4,
+    similarity: ThoughtSimilarity | None = None,
 ) -> ProbeReport:
-    """Ask every question (``model_for(task_id)`` answers it) and score the answers."""
+    """Ask every question (``model_for(task_id)`` answers it) and score the answers.
+
+    ``similarity`` scores ``reason`` and ``understand`` (lexical when not given)."""
     from agents.errors import ModelError
 
     resolver = NameResolver(apis.keys())
@@ -529,10 +548,12 @@ async def run_probe(
                 return ProbeResult(
                     task_id=item.task_id, kind=item.kind, index=item.index, scores={}, error=str(e)
                 )
-        return score_answer(item, turn, apis, resolver)
+        return score_answer(item, turn, apis, resolver, similarity)
 
     results = await asyncio.gather(*(ask(i) for i in items))
-    return summarise_probe(model_name, results)
+    report = summarise_probe(model_name, results)
+    report.similarity = similarity_label(similarity or LexicalSimilarity())
+    return report
 
 
 ModelFor = Callable[[str], Model]

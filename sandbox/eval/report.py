@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox.eval.evaluate import RunScores
+from sandbox.eval.pass_rate import PassSummary
 from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile
 from sandbox.eval.stats import Interval
 
@@ -56,6 +57,14 @@ def pct(iv: Interval) -> str:
     return f"{100 * iv.value:.1f}% [{100 * iv.low:.1f}, {100 * iv.high:.1f}]"
 
 
+def rate_text(p: PassSummary) -> str:
+    """The pass rate with its interval, and with judge samples their standard deviation."""
+    text = pct(p.pass_rate)
+    if p.sample_rates:
+        text += f" ± {100 * (p.sample_std or 0.0):.1f} (std over {len(p.sample_rates)} samples)"
+    return text
+
+
 def step_profile(scores: RunScores) -> list[tuple[str, Interval]]:
     """The step-level dimensions that apply, in report order, each with its interval."""
     if scores.step_scores is None:
@@ -79,7 +88,8 @@ def render_markdown(scores: RunScores) -> str:
         f"Suite **{scores.suite.get('name', '')}** (fingerprint "
         f"`{scores.suite.get('fingerprint', '')[:12]}`), agent **{scores.agent}**, "
         f"model **{scores.model}**; {scores.tasks} tasks x {scores.trials} trial(s) = "
-        f"{scores.episodes} episodes. Intervals are 95% seeded bootstrap intervals.",
+        f"{scores.episodes} episodes. Protocol **{scores.protocol}**. Intervals are 95% seeded "
+        "bootstrap intervals over tasks.",
         "",
         "## Pass rate",
         "",
@@ -90,6 +100,14 @@ def render_markdown(scores: RunScores) -> str:
     for g, r in p.groups.items():
         out.append(f"| {g} | {r.n} | {r.solved} | {r.unsure} | {r.unsolved} | {pct(r.pass_rate)} |")
     out += ["", f"Scores: solved 1, unsure 0.5, unsolved 0. Missing episodes: {p.missing}."]
+    if p.sample_rates:
+        rates = ", ".join(f"{100 * r:.1f}%" for r in p.sample_rates)
+        out.append(
+            f"Judge samples: {len(p.sample_rates)}; pass rate per sample {rates}; mean "
+            f"{100 * p.pass_rate.value:.1f}%, std {100 * (p.sample_std or 0.0):.1f}."
+        )
+    for reason, episodes in p.excluded.items():
+        out.append(f"Left out of the pass rate ({reason}): {len(episodes)}: {', '.join(episodes)}.")
     if p.infra_errors and p.pass_rate_excl_infra is not None:
         out.append(
             f"Infrastructure errors: {p.infra_errors} (counted unsolved); without them: "
@@ -116,6 +134,7 @@ def render_markdown(scores: RunScores) -> str:
         skipped = [d for d, iv in scores.step_scores.intervals.items() if iv.n == 0]
         if skipped:
             out.append(f"\nNot applicable in this run: {', '.join(skipped)}.")
+        out.append(f"Thought similarity (reason): {scores.step_scores.reason_similarity}.")
         tree = scores.step_scores.summary.get("tree", {})
         if tree:
             out.append("Tree (mean per episode): " + _kv(tree) + ".")
@@ -153,12 +172,20 @@ def render_markdown(scores: RunScores) -> str:
         ]
     if scores.judge is not None:
         j = scores.judge
+        settings = scores.judge_settings
+        how = (
+            f" Samples {settings.samples}, rounds {settings.rounds}, temperature "
+            f"{settings.temperature}, order {settings.order}."
+            if settings is not None
+            else ""
+        )
         out += [
             "",
             "## Judge (reported apart)",
             "",
-            f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, tokens "
-            f"{j.prompt_tokens + j.completion_tokens}, cost {j.cost:.4f}.",
+            f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
+            f"invalid replies, {j.errors} errors, tokens {j.prompt_tokens + j.completion_tokens}, "
+            f"cost {j.cost:.4f}.{how}",
         ]
     if scores.reference is not None:
         w, t = scores.reference.win, scores.reference.paired
@@ -167,9 +194,15 @@ def render_markdown(scores: RunScores) -> str:
             f"## Win rate against {scores.reference.reference_run}",
             "",
             f"Wins {w.wins}, losses {w.losses}, ties {w.ties} over {w.n} episodes. "
-            f"Win rate (ties half): {pct(w.win_rate)}; ToolEval-compatible (ties 0): "
+            f"Win rate (ties {'half' if w.tie_value == 0.5 else 'as 0'}): {pct(w.win_rate)}; "
+            f"tie rate {100 * w.tie_rate:.1f}%; ToolEval-compatible (ties 0): "
             f"{pct(w.tooleval_win_rate)}.",
             "Decided by rule: " + _kv(w.by_rule) + ".",
+            *(
+                [f"Judge errors (not counted): {', '.join(w.judge_errors)}."]
+                if w.judge_errors
+                else []
+            ),
             f"Paired McNemar (solved): only this run {t.only_a}, only the reference "
             f"{t.only_b}, both {t.both}, neither {t.neither}; exact p = {t.p_value:.4g}.",
         ]
@@ -220,7 +253,9 @@ def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) 
 
 def print_table(scores: RunScores, console: Console) -> None:
     """The terminal summary: pass rate per group, step profile, win rate."""
-    table = Table(title=f"{scores.run_id}: {scores.agent} / {scores.model}")
+    table = Table(
+        title=f"{scores.run_id}: {scores.agent} / {scores.model} (protocol {scores.protocol})"
+    )
     for col in ("scope", "n", "solved", "unsure", "unsolved", "pass rate [95% CI]"):
         table.add_column(col, justify="left" if col == "scope" else "right")
     p = scores.pass_rate
@@ -229,7 +264,11 @@ def print_table(scores: RunScores, console: Console) -> None:
         table.add_row(
             name, str(r.n), str(r.solved), str(r.unsure), str(r.unsolved), pct(r.pass_rate)
         )
+    if p.sample_rates:
+        table.caption = "judge samples: " + rate_text(p)
     console.print(table)
+    for reason, episodes in p.excluded.items():
+        console.print(f"left out of the pass rate ({reason}): {len(episodes)}")
     profile = step_profile(scores)
     if profile:
         steps = Table(title="Step-level scores")
@@ -238,17 +277,20 @@ def print_table(scores: RunScores, console: Console) -> None:
         steps.add_column("n", justify="right")
         for d, iv in profile:
             steps.add_row(d, pct(iv), str(iv.n))
+        if scores.step_scores is not None:
+            steps.caption = f"reason scored by: {scores.step_scores.reason_similarity}"
         console.print(steps)
     if scores.reference is not None:
         w = scores.reference.win
         console.print(
             f"vs {scores.reference.reference_run}: {w.wins} wins / {w.losses} losses / "
-            f"{w.ties} ties; win rate {pct(w.win_rate)}, ToolEval {pct(w.tooleval_win_rate)}; "
+            f"{w.ties} ties; win rate {pct(w.win_rate)}, tie rate {100 * w.tie_rate:.1f}%, "
+            f"ToolEval {pct(w.tooleval_win_rate)}; "
             f"McNemar p = {scores.reference.paired.p_value:.4g}"
         )
     if scores.judge is not None:
         j = scores.judge
         console.print(
-            f"judge {j.model}: {j.calls} calls, {j.cache_hits} cached, "
-            f"{j.prompt_tokens + j.completion_tokens} tokens, cost {j.cost:.4f}"
+            f"judge {j.model}: {j.calls} calls, {j.cache_hits} cached, {j.invalid_replies} "
+            f"invalid, {j.prompt_tokens + j.completion_tokens} tokens, cost {j.cost:.4f}"
         )

@@ -1,5 +1,9 @@
 """Review / recovery: what the agent did after a tool call failed.
 
+The project's own measure, on the episode (no paper defines it in this form). T-Eval's
+``review`` (``teval/evaluators/review_evaluator.py``: a verdict A-E on one tool response) is
+asked in probe mode (``probe.py``).
+
 A failure is any call on the chosen path whose observation has ``ok`` false, whatever its
 provenance: a recorded tool error (``hit`` with ok false), a miss, a schema rejection, or an
 injected fault (``fault:<kind>``). Two measures, each applicable only to episodes with a failure:

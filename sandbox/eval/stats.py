@@ -1,14 +1,28 @@
 """Statistics for rates: seeded bootstrap intervals, exact paired tests, pass@k and pass^k.
 
 Pure functions, standard library only, so every figure is reproducible from its inputs and seed.
+
+- ``bootstrap_ci``: percentile bootstrap of a mean. With ``clusters`` (the task of each value) it
+  is the cluster bootstrap: whole tasks are resampled, so the several trials of one task move
+  together and the interval is as wide as the number of *tasks* warrants (episodes of one task
+  are not independent draws). The mean of a resample is the ratio estimator (sum of its values
+  over their count); with one value per task it is the plain bootstrap, draw for draw.
+- ``mcnemar_exact`` / ``binomial_two_sided``: the exact McNemar (sign) test on paired outcomes.
+- ``pass_at_k`` (Chen et al. 2021, "Evaluating Large Language Models Trained on Code", §2.1) and
+  ``pass_hat_k`` (Yao et al. 2024, tau-bench; ``pass_hat_k`` in its ``metrics/agent_metrics.py``).
+- ``population_std``: numpy's default ``std`` (ddof 0), which StableToolBench's
+  ``eval_pass_rate.py`` prints as the "Std" of its per-sample pass rates.
+- ``seeded_rng``: a ``random.Random`` derived from a seed and a key, so a draw never depends on
+  the order in which items are processed.
 Pure; imports nothing from the project.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from pydantic import BaseModel
 
@@ -41,17 +55,44 @@ def mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0
 
 
+def seeded_rng(seed: int, *parts: object) -> random.Random:
+    """A generator determined by ``seed`` and the key ``parts`` (sha256 of their text)."""
+    digest = hashlib.sha256("|".join(str(p) for p in (seed, *parts)).encode()).hexdigest()
+    return random.Random(int(digest[:16], 16))
+
+
+def population_std(values: Sequence[float]) -> float:
+    """Standard deviation with ddof 0 (``numpy.std``'s default); 0.0 for fewer than 2 values."""
+    if len(values) < 2:
+        return 0.0
+    m = mean(values)
+    return math.sqrt(math.fsum((v - m) ** 2 for v in values) / len(values))
+
+
+def _cluster_sums(values: Sequence[float], clusters: Sequence[Hashable]) -> list[tuple[float, int]]:
+    if len(clusters) != len(values):
+        raise ValueError(f"{len(values)} values but {len(clusters)} cluster ids")
+    sums: dict[Hashable, list[float]] = {}
+    for v, c in zip(values, clusters, strict=True):
+        sums.setdefault(c, []).append(v)
+    return [(math.fsum(vs), len(vs)) for vs in sums.values()]
+
+
 def bootstrap_ci(
     values: Sequence[float],
     *,
     level: float = 0.95,
     resamples: int = 2000,
     seed: int = 0,
+    clusters: Sequence[Hashable] | None = None,
 ) -> Interval:
     """Percentile bootstrap interval for the mean of ``values`` (e.g. per-episode scores 0/0.5/1).
 
-    Seeded with its own ``random.Random(seed)``: the same inputs give the same interval. With no
-    values the interval is ``[0, 0]`` over ``n=0``; with a constant sample it collapses to a point.
+    ``clusters`` (one id per value, e.g. the task id) makes it a cluster bootstrap: clusters are
+    drawn with replacement and each resample's mean is the sum of the drawn clusters' values over
+    their count. ``n`` is then still the number of values. Seeded with its own
+    ``random.Random(seed)``: the same inputs give the same interval. With no values the interval
+    is ``[0, 0]`` over ``n=0``; with a constant sample it collapses to a point.
     """
     n = len(values)
     if n == 0:
@@ -60,8 +101,15 @@ def bootstrap_ci(
     if all(v == values[0] for v in values):
         return Interval(value=point, low=point, high=point, n=n, level=level)
     rng = random.Random(seed)
-    data = list(values)
-    means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(resamples))
+    groups = (
+        _cluster_sums(values, clusters) if clusters is not None else [(float(v), 1) for v in values]
+    )
+    k = len(groups)
+    means = []
+    for _ in range(resamples):
+        drawn = rng.choices(groups, k=k)
+        means.append(math.fsum(s for s, _ in drawn) / sum(c for _, c in drawn))
+    means.sort()
     alpha = (1.0 - level) / 2.0
     low = _quantile(means, alpha)
     high = _quantile(means, 1.0 - alpha)

@@ -13,7 +13,7 @@ units behind it). Which nodes each dimension looks at:
   answered with, and its search is described by ``tree`` (nodes, backtracks, depth).
 
 The reference-based dimensions (``understand_*``, ``plan_*``, ``reason``) do not apply to a task
-whose reference has no steps (an unsolvable task without a path); ``retrieve_*`` applies whenever
+whose reference has no steps (an unsolvable task without a path); ``selection_*`` applies whenever
 the reference names APIs. ``review_*`` applies to episodes with at least one failed call.
 
 The run summary averages each dimension over the episodes where it applies (a macro mean: each
@@ -56,6 +56,7 @@ __all__ = [
     "EpisodeStepScores",
     "ScoringContext",
     "StepScoresSummary",
+    "dimension_points",
     "dimension_values",
     "score_episode",
     "score_episodes",
@@ -65,9 +66,9 @@ __all__ = [
 
 DIMENSIONS: tuple[str, ...] = (
     "instruct",
-    "retrieve_precision",
-    "retrieve_recall",
-    "retrieve_f1",
+    "selection_precision",
+    "selection_recall",
+    "selection_f1",
     "understand_exact",
     "understand_kv",
     "plan_precision",
@@ -89,9 +90,9 @@ class EpisodeStepScores(BaseModel):
     status: Status
     infra_error: bool = False
     instruct: Measure
-    retrieve_precision: Measure
-    retrieve_recall: Measure
-    retrieve_f1: Measure
+    selection_precision: Measure
+    selection_recall: Measure
+    selection_f1: Measure
     understand_exact: Measure
     understand_kv: Measure
     plan_precision: Measure
@@ -172,9 +173,9 @@ def score_episode(
         status=traj.status,
         infra_error=traj.infra_error,
         instruct=instruct,
-        retrieve_precision=selection.precision,
-        retrieve_recall=selection.recall,
-        retrieve_f1=selection.f1,
+        selection_precision=selection.precision,
+        selection_recall=selection.recall,
+        selection_f1=selection.f1,
         understand_exact=exact,
         understand_kv=kv,
         plan_precision=precision,
@@ -251,7 +252,19 @@ def score_run(
 
 def dimension_values(episodes: Iterable[EpisodeStepScores], dimension: str) -> list[float]:
     """Per-episode values of a dimension where it applies (no infra errors), for intervals."""
+    return [v for _, v in dimension_points(episodes, dimension)]
+
+
+def dimension_points(
+    episodes: Iterable[EpisodeStepScores], dimension: str
+) -> list[tuple[str, float]]:
+    """``(task id, value)`` per episode where the dimension applies: the task is the cluster of
+    a task-clustered interval."""
     if dimension not in DIMENSIONS:
         raise KeyError(f"unknown step dimension {dimension!r}; known: {', '.join(DIMENSIONS)}")
-    values = (getattr(e, dimension).value for e in episodes if not e.infra_error)
-    return [v for v in values if v is not None]
+    out = []
+    for e in episodes:
+        value = getattr(e, dimension).value
+        if not e.infra_error and value is not None:
+            out.append((e.scenario_id, value))
+    return out

@@ -1,4 +1,9 @@
-"""Retrieve / tool selection: precision and recall of the APIs called against the reference.
+"""Tool selection (``selection_*``): precision and recall of the APIs an episode called.
+
+Not T-Eval's ``retrieve``, which is the choice of the *next* tool given the gold history (that
+one is asked in probe mode, ``sandbox probe``, ``probe.py``). This is the project's own
+episode-level measure, against ToolBench's ``relevant APIs`` label of a query (ToolLLM, Qin et al.
+2023, §2.2: the APIs a solution needs) or, without one, the reference path's APIs.
 
 The sets compared are distinct ``(tool, api)`` pairs: the APIs the agent called on the chosen
 path (failed calls included: choosing the API is what is measured, not its outcome; calls to

@@ -1,6 +1,14 @@
-"""Win rate of a candidate run against a reference run, ToolEval's rules as a deterministic judge.
+"""Win rate of a candidate run against a reference run: the outcome records and their summary,
+and the ``default`` protocol's rules, a deterministic judge after ToolEval's.
 
-Per episode (task, trial), on the chosen path of each trajectory (DFSDT: the answer branch):
+Records (every protocol): ``PairOutcome`` per paired episode (task, trial), ``summarise_wins``
+(wins, losses, ties, win rate with a task-clustered bootstrap interval, tie rate; an outcome
+whose judging failed is listed, not counted) and ``mirror`` (the same outcome seen from the other
+side). How a tie counts is the protocol's: half a win in ``default``, nothing in ToolEval's
+(``eval_preference.py``: ``win_rate = wins / queries``).
+
+The ``default`` protocol's rules, per episode, on the chosen path of each trajectory (DFSDT: the
+answer branch):
 
 1. exactly one is solved -> it wins (``rule="solved"``);
 2. both solved -> fewer steps wins (``"fewer_steps"``); same number of steps -> "the better
@@ -14,7 +22,6 @@ Per episode (task, trial), on the chosen path of each trajectory (DFSDT: the ans
 calls (it can still win a both-failed comparison against nothing, never against a real attempt
 with more successful calls).
 
-Win rate counts a tie as half a win; the ToolEval-compatible figure counts it as 0.
 Pure; imports ``eval.pass_rate`` and ``eval.stats`` only.
 """
 
@@ -53,6 +60,12 @@ class PairOutcome(BaseModel):
     rule: str = Field(description="The rule that decided, or why it is a tie.")
     decided_by: Literal["rule", "judge", "none"] = "rule"
     undecided: bool = Field(default=False, description="Rules could not tell; a judge may.")
+    rounds: list[Winner] = Field(
+        default_factory=list, description="The winner of each preference round (toolbench)."
+    )
+    judge_error: str | None = Field(
+        default=None, description="The judge failed on this pair: listed, not counted."
+    )
 
     @property
     def score(self) -> float:
@@ -68,9 +81,14 @@ class WinSummary(BaseModel):
     wins: int
     losses: int
     ties: int
-    win_rate: Interval = Field(description="Ties count as half a win.")
+    win_rate: Interval = Field(description="The protocol's win rate (default: ties as half).")
     tooleval_win_rate: Interval = Field(description="ToolEval-compatible: ties count as 0.")
+    tie_rate: float = Field(default=0.0, description="Ties over the counted episodes.")
+    tie_value: float = Field(default=0.5, description="What a tie counts in ``win_rate``.")
     by_rule: dict[str, int] = Field(default_factory=dict)
+    judge_errors: list[str] = Field(
+        default_factory=list, description="Episodes whose judging failed (not counted)."
+    )
     outcomes: list[PairOutcome] = Field(default_factory=list)
 
 
@@ -187,22 +205,54 @@ def compare_runs(
 
 
 def summarise_wins(
-    outcomes: Sequence[PairOutcome], *, candidate: str, reference: str, seed: int = 0
+    outcomes: Sequence[PairOutcome],
+    *,
+    candidate: str,
+    reference: str,
+    seed: int = 0,
+    tie_value: float = 0.5,
 ) -> WinSummary:
-    counts = Counter(o.winner for o in outcomes)
+    """Counts and rates over the outcomes the judge could decide; ``tie_value`` is what a tie
+    counts in ``win_rate`` (0.5 for ``default``, 0 for ToolEval's)."""
+    counted = [o for o in outcomes if o.judge_error is None]
+    counts = Counter(o.winner for o in counted)
+    clusters = [o.task_id for o in counted]
+    value = {"candidate": 1.0, "tie": tie_value, "reference": 0.0}
     return WinSummary(
         candidate=candidate,
         reference=reference,
-        n=len(outcomes),
+        n=len(counted),
         wins=counts["candidate"],
         losses=counts["reference"],
         ties=counts["tie"],
-        win_rate=bootstrap_ci([o.score for o in outcomes], seed=seed),
+        win_rate=bootstrap_ci([value[o.winner] for o in counted], seed=seed, clusters=clusters),
         tooleval_win_rate=bootstrap_ci(
-            [1.0 if o.winner == "candidate" else 0.0 for o in outcomes], seed=seed
+            [1.0 if o.winner == "candidate" else 0.0 for o in counted],
+            seed=seed,
+            clusters=clusters,
         ),
-        by_rule=dict(sorted(Counter(o.rule for o in outcomes).items())),
+        tie_rate=counts["tie"] / len(counted) if counted else 0.0,
+        tie_value=tie_value,
+        by_rule=dict(sorted(Counter(o.rule for o in counted).items())),
+        judge_errors=[
+            o.task_id if o.trial == 0 else f"{o.task_id}#{o.trial}"
+            for o in outcomes
+            if o.judge_error is not None
+        ],
         outcomes=list(outcomes),
+    )
+
+
+_SWAP: dict[Winner, Winner] = {"candidate": "reference", "reference": "candidate", "tie": "tie"}
+
+
+def mirror(outcome: PairOutcome) -> PairOutcome:
+    """The outcome with candidate and reference swapped (the other cell of a win matrix)."""
+    return outcome.model_copy(
+        update={
+            "winner": _SWAP[outcome.winner],
+            "rounds": [_SWAP[w] for w in outcome.rounds],
+        }
     )
 
 
@@ -212,19 +262,3 @@ class RunSide(BaseModel):
     name: str
     trajectories: list[Trajectory]
     labels: list[EpisodeLabel]
-
-
-def win_matrix(
-    runs: Sequence[RunSide], tasks: Sequence[Task], *, seed: int = 0
-) -> dict[str, dict[str, WinSummary]]:
-    """``matrix[row][col]``: the row run as candidate against the column run (rules only)."""
-    matrix: dict[str, dict[str, WinSummary]] = {}
-    for a in runs:
-        row: dict[str, WinSummary] = {}
-        for b in runs:
-            if a.name == b.name:
-                continue
-            outcomes = compare_runs(a.trajectories, a.labels, b.trajectories, b.labels, tasks)
-            row[b.name] = summarise_wins(outcomes, candidate=a.name, reference=b.name, seed=seed)
-        matrix[a.name] = row
-    return matrix

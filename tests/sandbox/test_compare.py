@@ -96,3 +96,36 @@ def test_compare_rejects_unknown_agents_before_running(tmp_path: Path, capsys) -
     assert code == 2
     assert "unknown agent 'magic'" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_compare_runs_of_existing_folders(tmp_path: Path, capsys) -> None:
+    """--runs compares run folders that exist (no new episode); with two, --json holds the
+    second's win and tie rate over the first, and each run's pass rate."""
+    config = RunConfig(
+        suite=str(suite_path(tmp_path)), model="noisy-reference:0.4", out=str(tmp_path / "runs")
+    )
+    made = run_comparison(config, ["react", "dfsdt"], show_progress=False)
+    react, dfsdt = (s.run for s in made.strategies)
+    args = ["compare", "--runs", react, dfsdt, "--out", str(tmp_path / "cmp"), "--json"]
+    assert main([*args, "--no-plots"]) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (line["reference"], line["candidate"]) == ("react", "dfsdt")
+    cell = made.win_rates["dfsdt"]["react"]
+    assert line["win_rate"] == round(cell.win_rate.value, 6)
+    assert line["tie_rate"] == round(cell.ties / (cell.wins + cell.losses + cell.ties), 6)
+    assert line["pass_rate"] == {s.agent: round(s.pass_rate, 6) for s in made.strategies}
+    assert line["protocol"] == "default" and line["warnings"] == []
+    # the same runs in the same order: the same folder (its judge cache is reused)
+    assert main([*args, "--no-plots"]) == 0
+    again = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert again["comparison"] == line["comparison"]
+    assert len(list((tmp_path / "cmp").iterdir())) == 1
+
+
+def test_compare_runs_rejects_bad_input(tmp_path: Path, capsys) -> None:
+    assert main(["compare", "--runs", str(tmp_path)]) == 2
+    assert "at least two" in capsys.readouterr().err
+    assert main(["compare", "--runs", str(tmp_path / "x"), str(tmp_path / "y")]) == 1
+    assert "no run folder" in capsys.readouterr().err
+    code = main(["compare", "--runs", "a", "b", "--protocol", "toolbench"])
+    assert code == 2 and "needs a judge" in capsys.readouterr().err

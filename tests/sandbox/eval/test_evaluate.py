@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from outcome_builders import add_call, make_run, make_suite, traj
-from test_judge import ScriptedJudgeServer
+from tooleval_judge_server import ToolEvalJudgeServer
 
 from agents.trajectory import Status
 from sandbox.commands import eval as eval_command
@@ -173,8 +173,8 @@ def test_cli_eval_with_judge_over_http_and_cache(
     tmp_path: Path, suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cand = candidate(tmp_path / "runs", suite, answer_open="ANS-SOLVED")
-    with ScriptedJudgeServer() as server:
-        judge = f"openai:judge@{server.url}"
+    with ToolEvalJudgeServer() as server:
+        judge = f"openai:judge@{server.base_url}"
         assert main(["eval", str(cand), "--judge", judge, "--json", "--no-plots"]) == 0
         first = json.loads(capsys.readouterr().out)
         calls = len(server.requests)

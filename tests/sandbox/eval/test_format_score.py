@@ -2,7 +2,15 @@ from _step_builders import APIS, call, finish_node
 
 from agents.trajectory import Node, StepCall
 from mock_tools.names import NameResolver
-from sandbox.eval.format_score import SchemaValidators, format_alignment, turn_well_formed
+from sandbox.eval.format_score import (
+    SchemaValidators,
+    format_alignment,
+    thought_only,
+    turn_well_formed,
+)
+
+NO_THOUGHT = "a thought without an action"  # the ToolBench importer's reason
+NO_CALL = "it contained no function call"  # the agents' step's reason
 
 RESOLVER = NameResolver(APIS.keys())
 OFFERED = set(APIS)
@@ -65,3 +73,24 @@ def test_share_over_turns_skips_model_errors():
     m = format_alignment(nodes, OFFERED, RESOLVER, SchemaValidators(APIS))
     assert m.n == 3 and m.value == 2 / 3
     assert format_alignment([], OFFERED, RESOLVER, SchemaValidators(APIS)).value is None
+
+
+def test_thought_only_turns_are_not_malformed():
+    # ToolBench's loop accepts a turn of text without a call (a "Thought" node); the importer
+    # and the agents' step record it as invalid for having no call. It is left out of the share:
+    # a flawless imported episode with one such turn scores 1, not 3/4.
+    nodes = [
+        _action(call("maps", "geocode", {"address": "x"}), nid=0),
+        Node(id=1, parent=0, kind="invalid", content="Let me think.", format_error=NO_THOUGHT),
+        Node(id=2, parent=1, kind="invalid", content="Hmm.", format_error=NO_CALL),
+        finish_node(3, 2),
+    ]
+    assert thought_only(nodes[1]) and thought_only(nodes[2])
+    m = format_alignment(nodes, OFFERED, RESOLVER, SchemaValidators(APIS))
+    assert (m.value, m.n) == (1.0, 2)
+    # a text adapter's parse failure is malformed, and so is a silent empty turn
+    unparsed = Node(id=4, kind="invalid", content="Action: ???", format_error="no Action Input")
+    empty = Node(id=5, kind="invalid", content="", format_error=NO_CALL)
+    assert not thought_only(unparsed) and not thought_only(empty)
+    m = format_alignment([*nodes, unparsed, empty], OFFERED, RESOLVER, SchemaValidators(APIS))
+    assert (m.value, m.n) == (0.5, 4)

@@ -139,12 +139,22 @@ def test_scoring_wrong_and_malformed_answers():
         tool_calls=[ToolCall(id="1", name="geocode_for_maps", arguments='{"address": "Paris"}')],
     )
     r = score_answer(step, wrong, APIS, resolver)
+    # T-Eval's retrieve: the next function given the gold history, right or wrong
     assert r.scores["instruct"] == 1.0 and r.scores["retrieve"] == 0.0
     assert r.scores["understand_exact"] == 0.5  # city missing, unit default matches
+    # T-Eval's understand: the similarity of the two argument objects' text (lexical here)
+    assert 0.0 < r.scores["understand"] < 1.0
+    right = Turn(
+        content="Get the weather",
+        tool_calls=[
+            ToolCall(id="1", name="get_weather_for_weatherly", arguments='{"city":"Paris"}')
+        ],
+    )
+    assert score_answer(step, right, APIS, resolver).scores["understand"] == 1.0
     malformed = Turn(tool_calls=[ToolCall(id="1", name="get_weather_for_weatherly", arguments="{")])
     r = score_answer(step, malformed, APIS, resolver)
     assert r.scores["instruct"] == 0.0 and r.scores["retrieve"] == 1.0
-    assert r.scores["reason"] == 0.0
+    assert r.scores["reason"] == 0.0 and r.scores["understand"] == 0.0
     review = items[1]
     r = score_answer(review, Turn(content="A"), APIS, resolver)
     assert r.scores == {"instruct": 0.0, "review": 0.0}

@@ -5,7 +5,13 @@ from _step_builders import APIS, REF_STEPS, act
 
 from sandbox.errors import ConfigError
 from sandbox.eval.actions import reference_actions
-from sandbox.eval.reason_score import LexicalSimilarity, score_reasoning, thought_similarity
+from sandbox.eval.reason_score import (
+    DEFAULT_EMBEDDING_MODEL,
+    LexicalSimilarity,
+    score_reasoning,
+    similarity_label,
+    thought_similarity,
+)
 
 GOLD = reference_actions(REF_STEPS, APIS)
 
@@ -38,4 +44,26 @@ def test_asking_for_embeddings_without_the_extra_is_a_clear_error(monkeypatch):
         thought_similarity("embedding")
     with pytest.raises(ConfigError, match="unknown thought similarity"):
         thought_similarity("telepathy")
-    assert thought_similarity().name == thought_similarity("lexical").name == "lexical"
+    assert thought_similarity("lexical").name == "lexical"
+
+
+def test_auto_prefers_embeddings_and_names_its_fallback(monkeypatch):
+    # without the extra, the default falls back to the lexical measure and says why
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None)
+    auto = thought_similarity()
+    assert auto.name == "lexical"
+    assert similarity_label(auto) == "lexical (fallback: the embeddings extra is not installed)"
+    assert similarity_label(thought_similarity("lexical")) == "lexical"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="the embeddings extra (sentence-transformers) is not installed",
+)
+def test_auto_with_the_extra_is_t_evals_model():
+    sim = thought_similarity()
+    if sim.name == "lexical":  # installed, but the model is not available offline
+        pytest.skip(similarity_label(sim))
+    assert sim.name == f"embedding:{DEFAULT_EMBEDDING_MODEL}"
+    assert DEFAULT_EMBEDDING_MODEL.endswith("all-mpnet-base-v2")
+    assert sim("Get the weather in Paris", "Get the weather in Paris") == pytest.approx(1.0)

@@ -13,6 +13,8 @@ from sandbox.eval.stats import (
     mean_pass_hat_k,
     pass_at_k,
     pass_hat_k,
+    population_std,
+    seeded_rng,
 )
 
 
@@ -75,3 +77,30 @@ def test_bootstrap_interval_covers_the_true_rate_at_about_the_nominal_rate() -> 
     coverage = covered / sims
     # nominal 0.95; the percentile bootstrap runs a little under it at n=60.
     assert 0.88 <= coverage <= 0.99, coverage
+
+
+def test_trials_of_one_task_are_resampled_together() -> None:
+    # 10 tasks x 5 trials, every trial of a task alike: 10 independent units, not 50. An
+    # episode-level bootstrap treats the 50 as independent and gives a far narrower interval.
+    values = [float(t % 2) for t in range(10) for _ in range(5)]
+    tasks = [t for t in range(10) for _ in range(5)]
+    by_episode = bootstrap_ci(values, seed=1)
+    by_task = bootstrap_ci(values, seed=1, clusters=tasks)
+    assert by_task.value == by_episode.value == 0.5 and by_task.n == 50
+    width = lambda iv: iv.high - iv.low  # noqa: E731
+    assert width(by_task) > 1.8 * width(by_episode)
+    # the same interval as 10 single-trial tasks: the clusters carry the information
+    one_each = bootstrap_ci([float(t % 2) for t in range(10)], seed=1)
+    assert (by_task.low, by_task.high) == (one_each.low, one_each.high)
+    # one value per cluster is the plain bootstrap, draw for draw
+    plain = [1.0, 0.0, 0.5, 1.0, 0.0]
+    assert bootstrap_ci(plain, seed=4, clusters=list("abcde")) == bootstrap_ci(plain, seed=4)
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, 0.0], clusters=["a"])
+
+
+def test_population_std_and_seeded_rng() -> None:
+    assert population_std([0.5, 0.75]) == pytest.approx(0.125)  # numpy.std, ddof 0
+    assert population_std([1.0]) == 0.0
+    assert seeded_rng(3, "t1", 0).random() == seeded_rng(3, "t1", 0).random()
+    assert seeded_rng(3, "t1", 0).random() != seeded_rng(3, "t1", 1).random()

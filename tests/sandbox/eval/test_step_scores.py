@@ -23,8 +23,8 @@ def test_reference_trajectory_scores_one_everywhere_it_applies():
             assert m.value is None  # nothing failed
         else:
             assert m.value == 1.0, name
-    # values: address; city + unit (schema default filled); city + days
-    assert s.instruct.n == 4 and s.understand_exact.n == 5 and s.reason.n == 3
+    # one unit per reference step (argument accuracy is averaged per step, UltraTool's way)
+    assert s.instruct.n == 4 and s.understand_exact.n == 3 and s.reason.n == 3
     assert s.efficiency.tool_calls == 3 and s.efficiency.redundant_calls == 0
     assert s.tree.nodes == 4 and s.tree.backtracks == 0
 
@@ -41,10 +41,10 @@ def test_a_flawed_episode_scores_lower_on_the_right_dimensions():
     )
     s = score_episode(traj, TASK, APIS)
     assert s.instruct.value == pytest.approx(4 / 5)  # the unparseable turn
-    assert s.retrieve_precision.value == 1.0 and s.retrieve_recall.value == 1.0
-    # geocode matched (address exact); forecast matched (city exact, days wrong); the bad
-    # get_weather call has no arguments: city missing -> 0, unit is the schema default -> 1
-    assert s.understand_exact.value == pytest.approx(3 / 5)
+    assert s.selection_precision.value == 1.0 and s.selection_recall.value == 1.0
+    # per reference step: geocode 1 (address exact); get_weather 1/2 (the bad call has no
+    # arguments: city missing 0, unit is the schema default 1); forecast 1/2 (days wrong)
+    assert s.understand_exact.value == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert s.plan.in_order == 2
     assert s.plan_precision.value == pytest.approx(2 / 4)
     assert s.plan_recall.value == pytest.approx(2 / 3)
@@ -65,7 +65,7 @@ def test_dfsdt_is_scored_on_the_chosen_path():
     )
     traj.nodes.append(wrong)  # an abandoned branch after the first step
     s = score_episode(traj, TASK, APIS)
-    assert s.plan_f1.value == 1.0 and s.retrieve_precision.value == 1.0
+    assert s.plan_f1.value == 1.0 and s.selection_precision.value == 1.0
     assert s.tree.nodes == 5 and s.tree.backtracks == 1
     assert s.instruct.n == 5  # format counts every turn of the tree
 
@@ -93,7 +93,7 @@ def test_summary_means_counts_and_infra_exclusion():
     assert summary.episodes == 3 and summary.scored == 2 and summary.excluded_infra == 1
     assert summary.dimensions["plan_f1"].mean == 0.5 and summary.dimensions["plan_f1"].n == 2
     assert summary.dimensions["instruct"].units == 5
-    assert summary.dimensions["retrieve_precision"].n == 1  # nothing called in `bad`
+    assert summary.dimensions["selection_precision"].n == 1  # nothing called in `bad`
     assert summary.dimensions["review_recovery"].mean is None
     assert summary.efficiency["tool_calls"] == 1.5
     assert dimension_values([good, bad, infra_scores], "plan_f1") == [1.0, 0.0]

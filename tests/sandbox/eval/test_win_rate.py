@@ -7,13 +7,14 @@ from agents.trajectory import Node, Status
 from sandbox.eval.pass_rate import label_run
 from sandbox.eval.win_rate import (
     EpisodeFacts,
+    PairOutcome,
     RunSide,
     compare_episode,
     compare_runs,
     episode_facts,
     judged,
+    mirror,
     summarise_wins,
-    win_matrix,
 )
 
 
@@ -100,14 +101,34 @@ def test_missing_episode_loses_to_an_attempt() -> None:
     assert [(o.winner, o.rule) for o in outcomes] == [("candidate", "more_successful_calls")]
 
 
-def test_win_matrix_is_antisymmetric() -> None:
+def test_the_mirror_of_a_comparison_is_the_other_side() -> None:
     paris = [{"kind": "contains", "value": "Paris"}]
     tasks = [task("a", checks=paris), task("b", checks=paris)]
     runs = []
     for name, answers in (("good", ["Paris", "Paris"]), ("half", ["Paris", "Rome"])):
         trajs = [traj(t.id, answer=a) for t, a in zip(tasks, answers, strict=True)]
         runs.append(RunSide(name=name, trajectories=trajs, labels=label_run(trajs, tasks)))
-    m = win_matrix(runs, tasks)
-    assert set(m) == {"good", "half"} and "good" not in m["good"]
-    assert (m["good"]["half"].wins, m["good"]["half"].ties) == (1, 1)
-    assert m["good"]["half"].win_rate.value + m["half"]["good"].win_rate.value == pytest.approx(1)
+    good, half = runs
+    outcomes = compare_runs(good.trajectories, good.labels, half.trajectories, half.labels, tasks)
+    forward = summarise_wins(outcomes, candidate="good", reference="half")
+    backward = summarise_wins([mirror(o) for o in outcomes], candidate="half", reference="good")
+    assert (forward.wins, forward.ties, backward.losses, backward.ties) == (1, 1, 1, 1)
+    assert forward.win_rate.value + backward.win_rate.value == pytest.approx(1)
+    # the same outcomes seen directly from the other side
+    direct = compare_runs(half.trajectories, half.labels, good.trajectories, good.labels, tasks)
+    assert [o.winner for o in direct] == [mirror(o).winner for o in outcomes]
+
+
+def test_ties_count_as_the_protocol_says_and_judge_errors_are_listed() -> None:
+    outcomes = [
+        PairOutcome(task_id="a", winner="candidate", rule="r"),
+        PairOutcome(task_id="b", winner="tie", rule="r"),
+        PairOutcome(task_id="c", winner="reference", rule="r"),
+        PairOutcome(task_id="d", winner="tie", rule="judge_error", judge_error="down"),
+    ]
+    half = summarise_wins(outcomes, candidate="x", reference="y")
+    zero = summarise_wins(outcomes, candidate="x", reference="y", tie_value=0.0)
+    assert half.n == zero.n == 3 and half.judge_errors == ["d"]
+    assert half.win_rate.value == pytest.approx(1.5 / 3)
+    assert zero.win_rate.value == pytest.approx(1 / 3) == zero.tooleval_win_rate.value
+    assert zero.tie_rate == pytest.approx(1 / 3)
