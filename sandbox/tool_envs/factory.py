@@ -107,6 +107,7 @@ class HttpToolEnvs:
         self.faults = config.run_faults()
         self.remote = remote
         self.suite_dir = config.suite
+        self.recording_scope = config.recording_scope
 
     async def __aenter__(self) -> HttpToolEnvs:
         await self.client.__aenter__()
@@ -118,7 +119,18 @@ class HttpToolEnvs:
         await self.client.__aexit__(*exc)
 
     def for_episode(self, task: Task, *, session: str) -> HttpToolEnv:
-        return HttpToolEnv(self.client, task, self.suite.apis, session=session, faults=self.faults)
+        meta = self.suite.meta
+        scope = self.recording_scope
+        return HttpToolEnv(
+            self.client,
+            task,
+            self.suite.apis,
+            session=session,
+            faults=self.faults,
+            dispatch=meta.dispatch,
+            ascii_observations=meta.ascii_observations,
+            recordings=f"{scope}/{task.id}" if scope is not None else None,
+        )
 
     async def _check_remote(self) -> None:
         """One ``/health`` call: a remote tool server must answer and serve the same suite."""
