@@ -25,6 +25,7 @@ and interop modules.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from agents.trajectory import Component, Status
 from mock_tools.models import Reference, RefStep, SuiteMeta, Task
 from mock_tools.suite import fingerprint
 from sandbox.errors import SandboxError
-from sandbox.interop.suite_writer import file_slug, write_suite
+from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_answer_files import (
     RECORDED_AT,
@@ -54,6 +55,13 @@ __all__ = ["AnswerEpisode", "import_answers"]
 
 DEFAULT_RUNS = "original-runs"
 """Where the runs go when no ``run_out`` is given: ``<suite>/original-runs/<method>``."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.@+-]+")
+
+
+def method_folder(text: str) -> str:
+    """A folder name for a method (``CoT@1`` stays ``CoT@1``)."""
+    return _UNSAFE.sub("_", text).strip("._") or "toolbench"
 
 
 def import_answers(
@@ -139,7 +147,7 @@ def _group(episodes: list[AnswerEpisode], summary: ImportSummary) -> dict[str, l
     """Episodes by run: one run per method (and layout, and model when several answered)."""
 
     def label(ep: AnswerEpisode) -> str:
-        return file_slug(ep.method + ("-converted" if ep.layout == "converted" else ""))
+        return method_folder(ep.method + ("-converted" if ep.layout == "converted" else ""))
 
     models: dict[str, set[str]] = {}
     for ep in episodes:
@@ -149,7 +157,7 @@ def _group(episodes: list[AnswerEpisode], summary: ImportSummary) -> dict[str, l
     for ep in episodes:
         run_name = label(ep)
         if len(models[run_name]) > 1:
-            run_name = file_slug(f"{ep.model or 'unknown'}-{run_name}")
+            run_name = method_folder(f"{ep.model or 'unknown'}-{run_name}")
         if ep.task_id in seen.setdefault(run_name, set()):
             summary.skip(ep.source, f"duplicate: task {ep.task_id} already in run {run_name}")
             continue
