@@ -14,6 +14,7 @@ from mock_tools import (
     create_app,
     in_process_client,
     load_suite,
+    validate_suite,
 )
 from mock_tools.models import Recording, Response
 
@@ -85,3 +86,13 @@ async def test_a_recorded_call_is_served_even_when_its_arguments_fail_the_schema
             json={"tool_name": "shop", "api_name": "order status", "tool_input": '{"id": "A1"}'},
         )
         assert virtual.json() == {"error": "", "response": {"status": "no order id"}}
+
+
+def test_validate_accepts_schema_breaking_args_only_from_a_real_api(
+    make_suite: Callable[..., Path],
+) -> None:
+    recorded = _rec(*SHOP, {"id": "A1"}, {"status": "no order id"})
+    by_hand = make_suite("hand", recordings=[*RECORDINGS, recorded], tasks=[])
+    assert any("order_id" in e for e in validate_suite(by_hand).errors)
+    real = dict(recorded, provenance={"source": "toolbench"})
+    assert validate_suite(make_suite("real", recordings=[*RECORDINGS, real], tasks=[])).ok
