@@ -22,10 +22,13 @@ class ToolCall(BaseModel):
     arguments: str = "{}"
 
     def parsed_args(self) -> dict[str, Any]:
-        """The arguments as a dict; raises ``ValueError`` with a readable reason otherwise."""
+        """The arguments as a dict; raises ``ValueError`` with a readable reason otherwise.
+
+        Raw control characters inside strings are accepted (``strict=False``, as ToolBench
+        parses arguments)."""
         text = (self.arguments or "").strip() or "{}"
         try:
-            value = json.loads(text)
+            value = json.loads(text, strict=False)
         except json.JSONDecodeError as e:
             raise ValueError(f"arguments are not valid JSON: {e.msg} at char {e.pos}") from e
         if not isinstance(value, dict):

@@ -4,7 +4,8 @@ ToolBench's converter picks a random give-up node in that case; here the choice 
 among all nodes except model-error nodes, take the one whose root path has the most successful
 tool calls, then the deepest, then the lowest node id, and return the path from the root to it.
 A successful call is one that reached the tools (provenance not ``invalid``) and returned
-``ok``. With no candidate node at all the path is empty.
+``ok``. With no candidate node at all the path is empty. When that path ends in a give-up with
+an explanation, the explanation is the episode's final answer (``fallback_outcome``).
 Imports ``agents.trajectory`` only.
 """
 
@@ -38,3 +39,18 @@ def fallback_path(trajectory: Trajectory) -> list[int]:
     if best_id is None:
         return []
     return [n.id for n in trajectory.path_to(best_id)]
+
+
+def give_up_text(node: Node | None) -> str | None:
+    """The explanation a give-up node gave, if any (kept as the episode's final answer)."""
+    if node is None or node.kind != "give_up" or node.finish is None:
+        return None
+    return node.finish.final_answer or None
+
+
+def fallback_outcome(trajectory: Trajectory) -> tuple[list[int], str | None]:
+    """The chosen path of an episode without an answer, and its final answer (a give-up's
+    explanation, or None)."""
+    path = fallback_path(trajectory)
+    leaf = trajectory.node(path[-1]) if path else None
+    return path, give_up_text(leaf)

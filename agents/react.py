@@ -1,7 +1,9 @@
 """ReAct: one chain of steps, ending on Finish, give-up, budget, depth limit or model error.
 
-Imports the shared step (``agents.step``) and the agents' records; never ``sandbox`` or
-``mock_tools``.
+A chain follows ToolBench's ``single_chain`` (its ``CoT`` method): thoughts and invalid turns stay
+in the chain; a node whose depth (in the options' ``depth_unit``) reaches ``max_depth`` without
+an answer ends it. Imports the shared step (``agents.step``) and the agents' records; never
+``sandbox`` or ``mock_tools``.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
 from agents.options import AgentOptions
+from agents.outcome import give_up_text
 from agents.step import Episode, Stop
 from agents.toolenv import ToolEnv
 from agents.trajectory import Node, Status, Trajectory
 
-ChainOutcome = Literal["answered", "gave_up", "depth_limit", "stopped"]
+ChainOutcome = Literal["answered", "gave_up", "depth_limit", "model_error", "stopped"]
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,9 @@ class ChainEnd:
 async def run_chain(episode: Episode, *, max_depth: int | None) -> ChainEnd:
     """Grow one root-level chain until it finishes, gives up, reaches ``max_depth`` or must stop.
 
-    Invalid turns stay in the chain (their feedback is part of the history). A node at depth
-    ``max_depth`` that did not finish ends the chain (``depth_limit``).
+    Thoughts and invalid turns stay in the chain. A node whose depth reaches ``max_depth``
+    without finishing ends the chain (``depth_limit``). A failed model call ends it with
+    ``model_error`` (its ``stop`` says why; the caller decides whether the episode goes on).
     """
     last: Node | None = None
     while True:
@@ -41,21 +45,15 @@ async def run_chain(episode: Episode, *, max_depth: int | None) -> ChainEnd:
         if result.node is not None:
             last = result.node
         if result.stop is not None:
-            return ChainEnd("stopped", last, result.stop)
+            failed = last is not None and last.kind == "error" and last is result.node
+            return ChainEnd("model_error" if failed else "stopped", last, result.stop)
         assert last is not None
         if last.kind == "finish":
             return ChainEnd("answered", last)
         if last.kind == "give_up":
             return ChainEnd("gave_up", last)
-        if max_depth is not None and last.depth >= max_depth:
+        if max_depth is not None and episode.level(last) >= max_depth:
             return ChainEnd("depth_limit", last)
-
-
-def give_up_text(node: Node | None) -> str | None:
-    """The explanation a give-up node gave, if any (kept as the episode's final answer)."""
-    if node is None or node.finish is None or not node.finish.final_answer:
-        return None
-    return node.finish.final_answer
 
 
 class ReActOptions(AgentOptions):

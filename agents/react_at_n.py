@@ -7,9 +7,10 @@ chains are independent draws, and a seeded offline model tells them apart by how
 has been asked the same history (the attempt).
 
 A chain ends on Finish (the episode is answered), on a give-up or on the depth limit (the next
-chain starts), or on budget exhaustion or a model error (the episode ends). With N chains spent
-and no answer the status is ``gave_up`` (``end_reason = "chains_exhausted"``) and the chosen path
-follows ``agents.outcome``.
+chain starts), or on budget exhaustion (the episode ends). A model failure ends the episode, or,
+with ``on_model_error = "prune"``, only its chain (ToolBench's ``CoT@N``: a failed call ends that
+try). With N chains spent and no answer the status is ``gave_up`` (``end_reason =
+"chains_exhausted"``) and the chosen path follows ``agents.outcome``.
 Imports ``agents.react`` and the shared step; never ``sandbox`` or ``mock_tools``.
 """
 
@@ -20,9 +21,9 @@ from pydantic import Field
 from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
-from agents.options import AgentOptions
-from agents.outcome import fallback_path
-from agents.react import give_up_text, run_chain
+from agents.options import AgentOptions, ModelErrorPolicy
+from agents.outcome import fallback_outcome
+from agents.react import run_chain
 from agents.step import Episode
 from agents.toolenv import ToolEnv
 from agents.trajectory import Status, Trajectory
@@ -32,6 +33,10 @@ DEFAULT_N = 4
 
 class ReActAtNOptions(AgentOptions):
     n: int = Field(default=DEFAULT_N, ge=1, description="Independent chains at most.")
+    on_model_error: ModelErrorPolicy = Field(
+        default="stop",
+        description="A failed model call: stop the episode, or prune that branch and go on.",
+    )
 
 
 class ReActAtN(BaseAgent[ReActAtNOptions]):
@@ -71,16 +76,16 @@ class ReActAtN(BaseAgent[ReActAtNOptions]):
                     final_answer=end.last.finish.final_answer,
                     tree=tree,
                 )
-            if end.stop is not None:
+            prune = end.outcome == "model_error" and self.options.on_model_error == "prune"
+            if end.stop is not None and not prune:
                 tree["end"] = "budget" if end.stop.status is Status.budget_exhausted else "error"
                 return ep.end(
                     end.stop.status,
                     end.stop.reason,
-                    chosen_path=fallback_path(ep.trajectory),
+                    chosen_path=fallback_outcome(ep.trajectory)[0],
                     tree=tree,
                 )
-        path = fallback_path(ep.trajectory)
-        leaf = ep.trajectory.node(path[-1]) if path else None
+        path, final = fallback_outcome(ep.trajectory)
         tree = {
             "chains": len(chain_ends),
             "chain_ends": chain_ends,
@@ -91,8 +96,6 @@ class ReActAtN(BaseAgent[ReActAtNOptions]):
             Status.gave_up,
             "chains_exhausted",
             chosen_path=path,
-            final_answer=give_up_text(leaf)
-            if leaf is not None and leaf.kind == "give_up"
-            else None,
+            final_answer=final,
             tree=tree,
         )

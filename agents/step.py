@@ -1,22 +1,32 @@
 """The step all agent loops share: ask the model, interpret the turn, run the calls, record a Node.
 
 ``Episode`` owns one episode's state (the trajectory being built, the budget accountant, the
-functions offered). ``Episode.step(parent)`` grows the tree by one node under ``parent`` (``None``
-for a root-level node) and says whether the episode must stop. The request it sends is exactly
-``messages_for(prompt, path_to(parent))``, plus the DFSDT diversity prompt for that one request
-when given, so a replay model can rebuild every request from the trajectory.
+functions offered, the env's dispatch rule, the depth unit). ``Episode.step(parent)`` grows the
+tree by one node under ``parent`` (``None`` for a root-level node) and says whether the episode
+must stop. The request it sends is exactly ``messages_for(prompt, path_to(parent))``, plus the
+DFSDT diversity prompt for that one request when given, so a replay model can rebuild every
+request from the trajectory.
 
-Turn interpretation (``interpret_turn``, pure):
+Turn interpretation (``interpret_turn``, pure), following ToolBench's harness:
 
-- ``turn.format_error`` set, no call at all, or no usable call (only unknown function names and/or
-  a ``Finish`` with invalid arguments) -> ``invalid``: nothing is executed, the model gets a
-  feedback message and the episode continues (it costs a model call).
-- A valid ``Finish`` -> ``finish`` (``give_answer``) or ``give_up`` (``give_up_and_restart``);
-  other calls of the same turn are run first. Only the first valid ``Finish`` counts.
-- Otherwise ``action``. A call to a function that is not offered, or with arguments that are not a
-  JSON object, or an invalid ``Finish`` next to real calls, is not sent to the tools: it gets an
-  error observation with provenance ``invalid`` so the model sees what went wrong.
-Imports the agents' records and prompts, never a strategy, ``sandbox`` or ``mock_tools``.
+- ``turn.format_error`` set (a text adapter could not parse it), or an empty turn -> ``invalid``:
+  nothing is executed, the model gets a feedback message and the episode continues.
+- Text and no call -> ``thought``: no observation, no feedback; the next turn follows it
+  (ToolBench keeps it as a ``Thought`` node and expands it).
+- ``Finish`` is read as ToolBench reads it (``agents.finish``): an answer -> ``finish``, a
+  give-up -> ``give_up`` (other calls of the same turn run first; only the first counts); an
+  unusable ``Finish`` is answered with ToolBench's literal error text as its observation.
+- Every other call is dispatched by the env's rule (``agents.toolenv.dispatch``). A name that
+  reaches no offered function is answered with ToolBench's ``No such function name`` observation
+  and shown in later histories as ``invalid_hallucination_function_name`` (``hallucinated``).
+  Arguments that are not a JSON object are not sent: an error observation says why.
+- A turn that reached at least one offered function is an ``action``; one whose calls were all
+  answered with errors (invented names, unusable ``Finish``) is ``invalid`` and gets no feedback
+  message: the observations are the feedback, as in ToolBench.
+
+Every observation longer than ``max_observation_chars`` is cut there and ``...`` is appended
+(ToolBench's ``max_observation_length`` cut). Imports the agents' records, prompts and Finish
+reader, never a strategy, ``sandbox`` or ``mock_tools``.
 """
 
 from __future__ import annotations
@@ -32,11 +42,22 @@ from typing import Any
 from agents.accounting import Accountant, Clock
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
+from agents.depth import node_levels
 from agents.errors import ModelError, ReplayDivergence
-from agents.model import Message, Model, ToolCall, Turn
-from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions
+from agents.finish import read_finish
+from agents.model import Message, Model, Turn
+from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
 from agents.prompts import DEFAULT_SYSTEM_PROMPT, error_observation, format_feedback
-from agents.toolenv import FINISH, FINISH_FUNCTION, GIVE_ANSWER, GIVE_UP, Observation, ToolEnv
+from agents.toolenv import (
+    FINISH,
+    FINISH_FUNCTION,
+    GIVE_ANSWER,
+    DispatchRule,
+    Observation,
+    ToolEnv,
+    dispatch,
+    env_dispatch,
+)
 from agents.trajectory import (
     Component,
     ErrorRecord,
@@ -49,6 +70,9 @@ from agents.trajectory import (
     messages_for,
 )
 
+CUT_MARK = "..."
+"""Appended to a cut observation (ToolBench's ``rapidapi_wrapper.step`` appends the same)."""
+
 
 @dataclass(frozen=True)
 class Stop:
@@ -60,7 +84,10 @@ class Stop:
 
 @dataclass(frozen=True)
 class StepResult:
-    """The node added (if the model was asked) and whether the episode must stop."""
+    """The node added (if the model was asked) and whether the episode must stop.
+
+    A failed model call gives an ``error`` node and a stop; a search may prune that branch
+    instead of stopping (``on_model_error = "prune"``)."""
 
     node: Node | None
     stop: Stop | None = None
@@ -80,66 +107,76 @@ def function_name(schema: dict[str, Any]) -> str:
     return str(inner["name"])
 
 
-def parse_finish(call: ToolCall) -> FinishCall:
-    """The arguments of a ``Finish`` call; ``ValueError`` with a readable reason if unusable."""
-    args = call.parsed_args()
-    return_type = args.get("return_type")
-    if return_type not in (GIVE_ANSWER, GIVE_UP):
-        raise ValueError(f'return_type must be "{GIVE_ANSWER}" or "{GIVE_UP}", got {return_type!r}')
-    answer = args.get("final_answer", "")
-    if return_type == GIVE_ANSWER and "final_answer" not in args:
-        raise ValueError(f'final_answer is required when return_type is "{GIVE_ANSWER}"')
-    if answer is None:
-        answer = ""
-    if not isinstance(answer, str):
-        answer = json.dumps(answer, ensure_ascii=False)
-    return FinishCall(return_type=return_type, final_answer=answer)
-
-
-def _invalid_observation(message: str) -> Observation:
+def no_such_function(name: str) -> Observation:
+    """ToolBench's answer to a call whose name matched no function (its exact text)."""
+    error = f"No such function name: {name}"
     return Observation(
-        ok=False, content=error_observation(message), provenance="invalid", error=message
+        ok=False,
+        content=json.dumps({"error": error, "response": ""}),
+        provenance="invalid",
+        error=error,
     )
 
 
-def interpret_turn(turn: Turn, function_names: Collection[str]) -> Interpretation:
-    """Classify a turn and prepare its calls (see the module docstring). Pure."""
+def _invalid_observation(message: str, content: str | None = None) -> Observation:
+    return Observation(
+        ok=False,
+        content=error_observation(message) if content is None else content,
+        provenance="invalid",
+        error=message,
+    )
+
+
+def interpret_turn(
+    turn: Turn, function_names: Collection[str], rule: DispatchRule = "exact"
+) -> Interpretation:
+    """Classify a turn and prepare its calls (see the module docstring). Pure.
+
+    ``function_names`` are the offered functions in the order offered (``Finish`` may be among
+    them); ``rule`` is the env's dispatch rule."""
     if turn.format_error:
         unparsed = [StepCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls]
         return Interpretation(kind="invalid", calls=unparsed, format_error=turn.format_error)
     if not turn.tool_calls:
+        if (turn.content or "").strip():
+            return Interpretation(kind="thought", calls=[])
         return Interpretation(
-            kind="invalid", calls=[], format_error="it contained no function call"
+            kind="invalid", calls=[], format_error="the turn was empty: no text, no function call"
         )
 
+    names = list(function_names)
     finish: FinishCall | None = None
     problems: list[str] = []
     calls: list[StepCall] = []
     for tc in turn.tool_calls:
         if tc.name == FINISH:
-            if finish is not None:
-                continue
-            try:
-                finish = parse_finish(tc)
-            except ValueError as e:
-                reason = f"invalid {FINISH} arguments: {e}"
-                problems.append(reason)
-                calls.append(
-                    StepCall(
-                        id=tc.id,
-                        name=tc.name,
-                        arguments=tc.arguments,
-                        observation=_invalid_observation(reason),
+            reading = read_finish(tc.arguments)
+            if reading.outcome != "error":
+                if finish is None:
+                    assert reading.return_type is not None
+                    finish = FinishCall(
+                        return_type=reading.return_type, final_answer=reading.final_answer
                     )
+                continue
+            reason = f"unusable {FINISH} call: {reading.observation}"
+            problems.append(reason)
+            calls.append(
+                StepCall(
+                    id=tc.id,
+                    name=tc.name,
+                    arguments=tc.arguments,
+                    observation=_invalid_observation(reason, reading.observation),
                 )
+            )
             continue
         call = StepCall(id=tc.id, name=tc.name, arguments=tc.arguments)
-        if tc.name not in function_names:
-            reason = f"unknown function {tc.name!r}"
-            problems.append(reason)
-            # ToolBench's harness answers an invented name with exactly this text.
-            call.observation = _invalid_observation(f"No such function name: {tc.name}")
+        target = dispatch(tc.name, names, rule)
+        if target is None:
+            problems.append(f"unknown function {tc.name!r}")
+            call.hallucinated = True
+            call.observation = no_such_function(tc.name)
         else:
+            call.function = target
             try:
                 call.args = tc.parsed_args()
             except ValueError as e:
@@ -148,21 +185,21 @@ def interpret_turn(turn: Turn, function_names: Collection[str]) -> Interpretatio
 
     if finish is not None:
         kind: NodeKind = "finish" if finish.return_type == GIVE_ANSWER else "give_up"
-        # an invalid Finish next to the valid one is dropped from the executed calls
+        # an unusable Finish next to the usable one is dropped from the executed calls
         calls = [c for c in calls if c.name != FINISH]
         return Interpretation(kind=kind, calls=calls, finish=finish)
-    if any(c.name in function_names and c.name != FINISH for c in calls):
+    if any(c.function is not None for c in calls):
         return Interpretation(kind="action", calls=calls)
     return Interpretation(kind="invalid", calls=calls, format_error="; ".join(problems))
 
 
 def truncate_observation(obs: Observation, max_chars: int | None) -> Observation:
-    """``obs`` with its content cut to ``max_chars``, the cut recorded."""
+    """``obs`` with its content cut to ``max_chars`` and ``...`` appended, the cut recorded."""
     if max_chars is None or len(obs.content) <= max_chars:
         return obs
     return obs.model_copy(
         update={
-            "content": obs.content[:max_chars],
+            "content": obs.content[:max_chars] + CUT_MARK,
             "truncated": True,
             "original_length": obs.original_length or len(obs.content),
         }
@@ -194,7 +231,7 @@ class Episode:
         meta: EpisodeMeta,
     ) -> Episode:
         """An episode of strategy ``name``: its options give the recorded params, the system
-        prompt and the observation limit."""
+        prompt, the observation limit and the depth unit."""
         return cls(
             agent=Component(name=name, params=options.model_dump(mode="json")),
             model=model,
@@ -204,6 +241,7 @@ class Episode:
             meta=meta,
             system_prompt=options.system_prompt or DEFAULT_SYSTEM_PROMPT,
             max_observation_chars=options.max_observation_chars,
+            depth_unit=options.depth_unit,
         )
 
     def __init__(
@@ -217,14 +255,18 @@ class Episode:
         meta: EpisodeMeta,
         system_prompt: str,
         max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS,
+        depth_unit: DepthUnit = "turns",
         clock: Clock = time.monotonic,
     ) -> None:
         self.model = model
         self.env = env
         self.budget = budget
         self.max_observation_chars = max_observation_chars
+        self.depth_unit: DepthUnit = depth_unit
+        self.dispatch_rule: DispatchRule = env_dispatch(env)
         self.functions: list[dict[str, Any]] = [*env.functions, FINISH_FUNCTION]
         self.function_names: list[str] = [function_name(f) for f in self.functions]
+        self._levels: dict[int, int] = {}
         self.trajectory = Trajectory(
             run_id=meta.run_id,
             scenario_id=meta.scenario_id,
@@ -246,6 +288,15 @@ class Episode:
 
     def path(self, node_id: int | None) -> list[Node]:
         return [] if node_id is None else self.trajectory.path_to(node_id)
+
+    def level(self, node: Node) -> int:
+        """The node's depth in the episode's depth unit (its own levels included)."""
+        if self.depth_unit == "turns":
+            return node.depth
+        if node.id not in self._levels:
+            above = self.level(self.trajectory.node(node.parent)) if node.parent is not None else 0
+            self._levels[node.id] = above + node_levels(node, self.depth_unit)
+        return self._levels[node.id]
 
     def request_messages(
         self, parent: int | None, diversity_prompt: str | None = None
@@ -307,7 +358,12 @@ class Episode:
             return StepResult(node, Stop(Status.error, f"model_error:{e.kind}"))
         self.accountant.add_model_call(turn.usage, retries=turn.retries)
 
-        plan = interpret_turn(turn, self.function_names)
+        plan = interpret_turn(turn, self.function_names, self.dispatch_rule)
+        for call in plan.calls:
+            if call.observation is not None:
+                call.observation = truncate_observation(
+                    call.observation, self.max_observation_chars
+                )
         node = self._add(
             Node(
                 id=node_id,
@@ -325,8 +381,11 @@ class Episode:
         )
         if plan.kind == "invalid":
             reason = plan.format_error or "no usable function call"
-            node.feedback = format_feedback(reason, self.function_names)
+            if all(c.observation is None for c in node.calls):
+                node.feedback = format_feedback(reason, self.function_names)
             self.trajectory.errors.append(ErrorRecord(kind="agent", message=reason, node=node_id))
+            return StepResult(node)
+        if plan.kind == "thought":
             return StepResult(node)
         stop = await self._run_calls(node)
         return StepResult(node, stop)
@@ -340,7 +399,8 @@ class Episode:
                 node.error = f"interrupted before call {call.id}: budget:{blocked}"
                 return Stop(Status.budget_exhausted, f"budget:{blocked}")
             try:
-                obs: Observation = await self._bounded(self.env.call(call.name, call.args or {}))
+                target = call.function or call.name
+                obs: Observation = await self._bounded(self.env.call(target, call.args or {}))
             except _DeadlineReached:
                 self.accountant.add_tool_call()
                 node.error = f"interrupted during call {call.id}: budget:max_seconds"

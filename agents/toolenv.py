@@ -1,17 +1,32 @@
-"""The tool environment protocol: the functions offered, and a way to call them.
+"""The tool environment protocol: the functions offered, a way to call them, and the dispatch rule.
+
+A model names the function it calls; the *dispatch rule* says which offered function that name
+means. ``exact`` (the default): the name must equal an offered function's name.
+``toolbench_suffix``: ToolBench's rule (``rapidapi_wrapper._step``): the first offered function,
+in the order offered, whose name ends with the name written, so a model that shortens
+``get_weather_for_weatherapi`` to ``weatherapi`` still reaches it. ``dispatch`` below is the one
+implementation; the agents' step, the importers and replay all call it. A ``ToolEnv`` declares
+its rule with a ``dispatch`` attribute (``exact`` when it has none).
 
 Imports nothing from the project.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, Field
 
 FINISH = "Finish"
 GIVE_ANSWER = "give_answer"
 GIVE_UP = "give_up_and_restart"
+
+HALLUCINATED_NAME = "invalid_hallucination_function_name"
+"""What ToolBench's history shows instead of a function name that matched no offered function."""
+
+DispatchRule = Literal["exact", "toolbench_suffix"]
+DISPATCH_RULES: tuple[DispatchRule, ...] = get_args(DispatchRule)
 
 FINISH_FUNCTION: dict[str, Any] = {
     "type": "function",
@@ -70,9 +85,36 @@ class Observation(BaseModel):
 
 @runtime_checkable
 class ToolEnv(Protocol):
-    """The agent's side of the tools. ``functions`` excludes ``Finish``; agents add it."""
+    """The agent's side of the tools. ``functions`` excludes ``Finish``; agents add it.
+
+    ``call`` receives the offered function's full name (the loops dispatch the name the model
+    wrote first). An env may also declare ``dispatch: DispatchRule`` (see ``env_dispatch``).
+    """
 
     @property
     def functions(self) -> list[dict[str, Any]]: ...
 
     async def call(self, name: str, args: dict[str, Any]) -> Observation: ...
+
+
+def dispatch(name: str, function_names: Sequence[str], rule: DispatchRule = "exact") -> str | None:
+    """The offered function that a call named ``name`` reaches under ``rule``, or None.
+
+    ``function_names`` are the offered functions in the order offered. ``Finish`` is never a
+    dispatch target: the loops read it before dispatching (ToolBench compares it exactly first;
+    a name that only ``Finish`` ends with, such as ``ish``, crashes ToolBench's harness and is
+    simply unknown here).
+    """
+    if rule == "exact":
+        return name if name in function_names and name != FINISH else None
+    if rule == "toolbench_suffix":
+        return next((f for f in function_names if f != FINISH and f.endswith(name)), None)
+    raise ValueError(f"unknown dispatch rule {rule!r}; known: {', '.join(DISPATCH_RULES)}")
+
+
+def env_dispatch(env: object) -> DispatchRule:
+    """The dispatch rule a tool env declares (``exact`` for an env that declares none)."""
+    rule = getattr(env, "dispatch", "exact")
+    if rule not in DISPATCH_RULES:
+        raise ValueError(f"unknown dispatch rule {rule!r}; known: {', '.join(DISPATCH_RULES)}")
+    return rule

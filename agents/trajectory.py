@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.model import Message, Usage
-from agents.toolenv import Observation
+from agents.toolenv import HALLUCINATED_NAME, Observation
 
 SCHEMA = "agent-sandbox/trajectory@1"
 
@@ -31,9 +31,12 @@ class Status(str, Enum):
     error = "error"
 
 
-NodeKind = Literal["action", "finish", "give_up", "invalid", "error"]
-"""action: made tool calls; finish: Finish(give_answer); give_up: Finish(give_up_and_restart);
-invalid: no usable call (format error, no call, unknown function); error: the model failed."""
+NodeKind = Literal["action", "finish", "give_up", "thought", "invalid", "error"]
+"""action: called at least one offered function; finish: Finish(give_answer); give_up:
+Finish(give_up_and_restart); thought: text and no call (ToolBench keeps it as a Thought node: no
+observation, the next turn follows it); invalid: no usable call (only invented function names or
+unusable Finish calls, each answered with an error observation; or a format error or an empty
+turn, answered with a feedback message); error: the model call failed."""
 
 
 class StepCall(BaseModel):
@@ -42,6 +45,17 @@ class StepCall(BaseModel):
     id: str
     name: str = Field(description="The function name as called (e.g. ``search_for_flights``).")
     arguments: str = Field(description="Raw argument text as the model wrote it.")
+    function: str | None = Field(
+        default=None,
+        description="The offered function the name dispatched to (it differs from ``name`` "
+        "under ToolBench's suffix rule); None when not dispatched.",
+    )
+    hallucinated: bool = Field(
+        default=False,
+        description="The name matched no offered function: the call was answered with "
+        'ToolBench\'s "No such function name" observation and the history shows it as '
+        f"``{HALLUCINATED_NAME}``, as ToolBench's does.",
+    )
     args: dict[str, Any] | None = Field(default=None, description="Parsed arguments, if valid.")
     tool: str | None = Field(default=None, description="Resolved tool, when the name is known.")
     api: str | None = None
@@ -187,26 +201,39 @@ def messages_for(prompt: list[Message], path: list[Node]) -> list[Message]:
 
 
 def node_messages(node: Node) -> list[Message]:
-    """The messages one step adds to the history (assistant turn, then tool results)."""
-    out: list[Message] = []
-    if node.kind in ("action", "finish", "give_up") and (node.calls or node.finish):
-        tool_calls = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in node.calls
-        ]
-        out.append({"role": "assistant", "content": node.content or "", "tool_calls": tool_calls})
-        for c in node.calls:
-            obs = c.observation
-            out.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": c.id,
-                    "name": c.name,
-                    "content": obs.content if obs else "",
-                }
-            )
-    elif node.kind == "invalid":
-        out.append({"role": "assistant", "content": node.content or ""})
+    """The messages one step adds to the history.
+
+    A turn with calls: the assistant message with its calls (an invented function name shown as
+    ``invalid_hallucination_function_name``, as ToolBench shows it), then one tool result per
+    call. A thought (text, no call): the assistant message alone, nothing answers it. An invalid
+    turn that got a feedback message (format error, empty turn): its text, then the feedback.
+    A model error adds nothing.
+    """
+    if node.kind == "error":
+        return []
+    if node.kind == "thought" or (
+        node.kind == "invalid" and (node.feedback is not None or not node.calls)
+    ):
+        out: list[Message] = [{"role": "assistant", "content": node.content or ""}]
         if node.feedback:
             out.append({"role": "user", "content": node.feedback})
+        return out
+    if not (node.calls or node.finish):
+        return []
+    names = [HALLUCINATED_NAME if c.hallucinated else c.name for c in node.calls]
+    tool_calls = [
+        {"id": c.id, "type": "function", "function": {"name": name, "arguments": c.arguments}}
+        for c, name in zip(node.calls, names, strict=True)
+    ]
+    out = [{"role": "assistant", "content": node.content or "", "tool_calls": tool_calls}]
+    for c, name in zip(node.calls, names, strict=True):
+        obs = c.observation
+        out.append(
+            {
+                "role": "tool",
+                "tool_call_id": c.id,
+                "name": name,
+                "content": obs.content if obs else "",
+            }
+        )
     return out

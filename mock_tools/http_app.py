@@ -19,8 +19,10 @@ upstream | fault:<kind> | unknown | invalid | bad_request``) and is counted in `
 
 Request headers: ``X-Sandbox-Session`` scopes occurrence counting (else ``X-Sandbox-Scenario``,
 else one shared scope); ``X-Sandbox-Scenario`` also picks per-scenario faults and seeds the fault
-hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig``. Scenario and
-session values are percent-encoded UTF-8 (``header_value``), so any task id can travel in them.
+hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig``;
+``X-Sandbox-Recordings`` names the recordings scope whose scoped recordings answer first. Scenario,
+session and recordings values are percent-encoded UTF-8 (``header_value``), so any task id can
+travel in them.
 
 This module only parses requests and renders answers: the call path is the service's
 (``mock_tools.service``). May import the service, miss, faults and suite modules.
@@ -56,6 +58,7 @@ __all__ = [
     "FAULTS_HEADER",
     "OCCURRENCE_HEADER",
     "PROVENANCE_HEADER",
+    "RECORDINGS_HEADER",
     "SCENARIO_HEADER",
     "SESSION_HEADER",
     "create_app",
@@ -68,6 +71,7 @@ OCCURRENCE_HEADER = "X-Sandbox-Occurrence"
 SCENARIO_HEADER = "X-Sandbox-Scenario"
 SESSION_HEADER = "X-Sandbox-Session"
 FAULTS_HEADER = "X-Sandbox-Faults"
+RECORDINGS_HEADER = "X-Sandbox-Recordings"
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 _OBJECT_BODY = {"type": "object", "additionalProperties": True}
 
@@ -125,7 +129,12 @@ def _context(request: Request) -> CallContext:
             faults = parse_fault_header(h[FAULTS_HEADER])
         except MockToolsError as e:
             raise Rejected(400, "bad_fault_header", str(e)) from None
-    return CallContext(scenario, _header(request, SESSION_HEADER) or scenario or "", faults)
+    return CallContext(
+        scenario,
+        _header(request, SESSION_HEADER) or scenario or "",
+        faults,
+        _header(request, RECORDINGS_HEADER),
+    )
 
 
 def _reply(

@@ -22,6 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 FaultKind = Literal["http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body"]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 Source = Literal["hand", "toolbench", "stabletoolbench", "simulated", "upstream"]
+DispatchRule = Literal["exact", "toolbench_suffix"]
+"""How a client maps the function name a model wrote to an offered function (the same names as
+``agents.toolenv.DispatchRule``, which implements them): ``exact``, or ToolBench's
+``toolbench_suffix`` (the first offered function whose name ends with the name written)."""
 
 
 class _Strict(BaseModel):
@@ -98,6 +102,12 @@ class Recording(_Strict):
     occurrence: int | None = Field(default=None, ge=1)
     response: Response
     provenance: Provenance = Field(default_factory=Provenance)
+    scope: str | None = Field(
+        default=None,
+        description="Serve this recording only to calls made in this recordings scope "
+        "(``X-Sandbox-Recordings``; an imported episode's own responses, e.g. "
+        "``DFS_woFilter_w2/G1-10``), before the unscoped ones. None: every call.",
+    )
 
 
 class FaultConfig(_Strict):
@@ -190,3 +200,13 @@ class SuiteMeta(_Strict):
     version: str = "1"
     description: str = ""
     defaults: dict[str, Any] = Field(default_factory=dict)
+    dispatch: DispatchRule = Field(
+        default="exact",
+        description="How agents map a called name to an offered function (imported ToolBench "
+        "and StableToolBench suites: toolbench_suffix).",
+    )
+    ascii_observations: bool = Field(
+        default=False,
+        description="Render observations with non-ASCII characters escaped, as ToolBench's "
+        "json.dumps does (imported ToolBench suites).",
+    )

@@ -2,8 +2,11 @@
 
 ``MockToolService.handle(tool, api, args, ctx)`` is the whole call path every transport shares
 (the HTTP routes of ``mock_tools.http_app`` today, MCP next): resolve the names, canonicalise and
-validate the arguments, decide an injected fault, count the occurrence, look the call up, and on
-a miss ask the miss policy (``mock_tools.miss``), recording what it produced when it says so.
+validate the arguments, decide an injected fault, count the occurrence, look the call up (in the
+caller's recordings scope first), and on a miss ask the miss policy (``mock_tools.miss``),
+recording what it produced when it says so. A recorded call is served as recorded even when its
+arguments fail the schema (ToolBench sent them to the API as they were): schema violations
+reject new calls only.
 Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
 Every outcome is counted in ``stats``. May import the suite, store, canonical, faults, names and
 miss modules; never FastAPI or a transport.
@@ -54,11 +57,13 @@ class Rejected(MockToolsError):
 @dataclass(frozen=True)
 class CallContext:
     """Who calls: the scenario (per-scenario faults, fault hash), the occurrence scope (one per
-    episode or session) and a fault config sent with the call, if any."""
+    episode or session), a fault config sent with the call, if any, and the recordings scope
+    whose scoped recordings answer first (``Recording.scope``)."""
 
     scenario: str | None = None
     scope: str = ""
     faults: FaultConfig | None = None
+    recordings: str | None = None
 
 
 @dataclass
@@ -139,7 +144,9 @@ class MockToolService:
         try:
             if not isinstance(args, dict):
                 raise Rejected(422, "not_an_object", "arguments must be a JSON object")
-            canon, key = self.canonicalise(tool, api, args)
+            canon, key = self.canonical(tool, api, args)
+            if not self.store.has(tool, api, key, scope=ctx.recordings):
+                self.validate(tool, api, canon, key)
         except Rejected as e:
             self.stats.count(e.provenance, tool, api)
             raise
@@ -171,13 +178,22 @@ class MockToolService:
                 self._validators[(tool, api)] = None  # `validate` reports it; serve unchecked
         return self._validators[(tool, api)]
 
+    def canonical(self, tool: str, api: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """Canonical arguments and their key."""
+        canon = canonical_args(args, self.suite.apis[(tool, api)].parameters)
+        return canon, dumps_canonical(canon)
+
     def canonicalise(self, tool: str, api: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """Canonical arguments and their key, or a 422 listing every schema violation."""
-        canon = canonical_args(args, self.suite.apis[(tool, api)].parameters)
-        key = dumps_canonical(canon)
+        canon, key = self.canonical(tool, api, args)
+        self.validate(tool, api, canon, key)
+        return canon, key
+
+    def validate(self, tool: str, api: str, canon: dict[str, Any], key: str) -> None:
+        """A 422 listing every schema violation of canonical arguments, if any."""
         memo = (tool, api, key)
         if memo in self._valid:
-            return canon, key
+            return
         validator = self._validator(tool, api)
         if validator is not None:
             errors = sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
@@ -195,7 +211,6 @@ class MockToolService:
         if len(self._valid) >= _VALID_MEMO_SIZE:
             self._valid.clear()
         self._valid[memo] = None
-        return canon, key
 
     async def call(
         self, tool: str, api: str, canon: dict[str, Any], key: str, ctx: CallContext
@@ -211,7 +226,7 @@ class MockToolService:
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
         occurrence = self.deliveries.next(ctx.scope, tool, api, key)
-        hit = self.store.get(tool, api, key, occurrence)
+        hit = self.store.get(tool, api, key, occurrence, scope=ctx.recordings)
         if hit is not None:
             return Outcome("hit", hit, occurrence)
         if self.overlay is not None:

@@ -6,8 +6,11 @@ not depend on how many recordings are loaded.
 
 Occurrences: a recording with ``occurrence=n`` answers the nth identical call; one without an
 occurrence answers every call that has no recording of its own; a call beyond the last recorded
-occurrence gets the last one. Counting identical calls is the job of ``OccurrenceCounter``, which
-keeps separate counts per scope (a session or scenario), so every episode starts at occurrence 1.
+occurrence gets the last one. Scoped recordings (``Recording.scope``) answer only calls made in
+their scope, before the unscoped ones (an imported episode's own responses where episodes saw
+different ones); a scope with no recording of a call falls back to the unscoped recordings.
+Counting identical calls is the job of ``OccurrenceCounter``, which keeps separate counts per
+occurrence scope (a session or scenario), so every episode starts at occurrence 1.
 
 ``RecordingWriter`` appends recordings made at runtime (simulated or upstream responses) to a JSONL
 file: each line is written with one ``write`` on an ``O_APPEND`` descriptor, then fsynced, under a
@@ -91,6 +94,7 @@ class RecordingStore:
     ) -> None:
         self._schemas = dict(schemas or {})
         self._slots: dict[tuple[str, str, str], _Slot] = {}
+        self._scoped: dict[tuple[str, str, str, str], _Slot] = {}
         self._keys: dict[tuple[str, str], list[str]] = {}
         self.duplicates: list[tuple[str, str, str, int | None]] = []
         self._count = 0
@@ -116,27 +120,59 @@ class RecordingStore:
     def add(self, recording: Recording) -> str:
         """Index a recording and return its canonical key. A duplicate keeps the first one."""
         key = self.key(recording.tool, recording.api, recording.args)
-        self.add_keyed(recording.tool, recording.api, key, recording.response, recording.occurrence)
+        self.add_keyed(
+            recording.tool,
+            recording.api,
+            key,
+            recording.response,
+            recording.occurrence,
+            scope=recording.scope,
+        )
         return key
 
     def add_keyed(
-        self, tool: str, api: str, key: str, response: Response, occurrence: int | None = None
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        response: Response,
+        occurrence: int | None = None,
+        *,
+        scope: str | None = None,
     ) -> bool:
         """Index a response under an already canonical key; False for a duplicate."""
-        slot = self._slots.get((tool, api, key))
-        if slot is None:
-            slot = self._slots[(tool, api, key)] = _Slot()
-            self._keys.setdefault((tool, api), []).append(key)
+        if scope is not None:
+            slot = self._scoped.setdefault((scope, tool, api, key), _Slot())
+        else:
+            found = self._slots.get((tool, api, key))
+            if found is None:
+                found = self._slots[(tool, api, key)] = _Slot()
+                self._keys.setdefault((tool, api), []).append(key)
+            slot = found
         if not slot.put(response, occurrence):
             self.duplicates.append((tool, api, key, occurrence))
             return False
         self._count += 1
         return True
 
-    def get(self, tool: str, api: str, key: str, occurrence: int = 1) -> Response | None:
-        """The response for the ``occurrence``-th identical call, or None on a miss."""
-        slot = self._slots.get((tool, api, key))
+    def _slot(self, tool: str, api: str, key: str, scope: str | None) -> _Slot | None:
+        if scope is not None and self._scoped:
+            slot = self._scoped.get((scope, tool, api, key))
+            if slot is not None:
+                return slot
+        return self._slots.get((tool, api, key))
+
+    def get(
+        self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
+    ) -> Response | None:
+        """The response for the ``occurrence``-th identical call (in ``scope``, if given), or
+        None on a miss."""
+        slot = self._slot(tool, api, key, scope)
         return None if slot is None else slot.get(occurrence)
+
+    def has(self, tool: str, api: str, key: str, *, scope: str | None = None) -> bool:
+        """Whether the call has a recording (in ``scope`` or unscoped)."""
+        return self._slot(tool, api, key, scope) is not None
 
     def lookup(
         self, tool: str, api: str, args: Mapping[str, Any] | None, occurrence: int = 1

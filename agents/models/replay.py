@@ -13,6 +13,10 @@ What a returned turn carries: the node's content, calls (ids, names, raw argumen
 node whose calls were never answered (or that had none) also returns its ``format_error``; one
 whose calls were answered with errors (unknown functions...) returns just the calls, so the loop
 judges them again exactly as it did when recording.
+
+``node_difference`` says whether a re-run node is the recorded one as far as the model and the
+loop are concerned (parent, kind, text, Finish, each call's name and raw arguments); replay checks
+build on it and add the observations.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from agents.models.reference import finish_args
 from agents.toolenv import FINISH
 from agents.trajectory import Node, Trajectory, node_messages
 
+NodeDiff = tuple[str, Any, Any]
+"""``(field, expected, got)``."""
+
 ERROR_KINDS = ("rate_limit", "server", "timeout", "connection", "bad_request", "auth", "other")
 
 
@@ -34,6 +41,37 @@ def recorded_turn(node: Node) -> HistoryTurn | None:
     """How ``node`` appears in later requests (None: it never does, e.g. an error node)."""
     assistant = [m for m in node_messages(node) if m.get("role") == "assistant"]
     return turn_of(assistant[0]) if assistant else None
+
+
+def node_difference(want: Node, have: Node) -> NodeDiff | None:
+    """The first field in which ``have`` (re-run) differs from ``want`` (recorded), or None."""
+    checks: list[NodeDiff] = [
+        ("parent", want.parent, have.parent),
+        ("kind", want.kind, have.kind),
+        ("content", want.content or "", have.content or ""),
+        ("finish", _dump(want.finish), _dump(have.finish)),
+        ("calls", len(want.calls), len(have.calls)),
+    ]
+    for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=False)):
+        checks.append((f"calls[{k}].name", a.name, b.name))
+        checks.append((f"calls[{k}].arguments", a.arguments, b.arguments))
+    return next(((f, a, b) for f, a, b in checks if a != b), None)
+
+
+def tree_difference(want: Trajectory, have: Trajectory) -> str | None:
+    """Where a re-run tree first leaves the recorded one (``node_difference`` per node, then the
+    node count), described; None when every node is the recorded one."""
+    for a, b in zip(want.nodes, have.nodes, strict=False):
+        diff = node_difference(a, b)
+        if diff is not None:
+            return f"node {a.id}, {diff[0]}: expected {diff[1]!r}, got {diff[2]!r}"
+    if len(want.nodes) != len(have.nodes):
+        return f"{len(want.nodes)} nodes recorded, {len(have.nodes)} re-run"
+    return None
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump() if model is not None else None
 
 
 def error_kind(node: Node) -> str:

@@ -1,13 +1,16 @@
 """``sandbox import``: bring ToolBench, StableToolBench and ToolEyes data in as suites.
 
 Each subcommand prints a JSON summary (what was read, skipped and written) and exits 0, or exits
-1 with a message when the input cannot be used at all.
+1 with a message when the input cannot be used at all (for answers: when no file of it holds an
+episode; the message names each file and why). ``toolbench-answers`` also writes one run folder
+per method and prints their paths on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from sandbox.errors import ConfigError
@@ -29,14 +32,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(handler=_queries)
 
-    p = kinds.add_parser("toolbench-answers", help="Answer files (DFSDT trees) or folders.")
+    p = kinds.add_parser(
+        "toolbench-answers",
+        help="Answer files or folders: DFS trees, CoT chains, converted answers (mixed).",
+    )
     p.add_argument("inputs", nargs="+", type=Path, metavar="DIR_OR_FILE")
     _common(p)
     p.add_argument(
         "--run-out",
         type=Path,
         default=None,
-        help="Run folder for the original episodes (default: SUITE_DIR/original-run).",
+        metavar="DIR",
+        help="Folder that receives one run folder per method, e.g. DIR/DFS_woFilter_w2 and "
+        "DIR/CoT@1 (default: SUITE_DIR/original-runs).",
     )
     p.set_defaults(handler=_answers)
 
@@ -84,7 +92,13 @@ def _queries(args: argparse.Namespace) -> int:
 
 def _answers(args: argparse.Namespace) -> int:
     _fresh(args.out)
-    return _print(import_answers(args.inputs, args.out, args.run_out, args.name))
+    summary = import_answers(args.inputs, args.out, args.run_out, args.name)
+    _print(summary)
+    for skip in summary.skipped:
+        print(f"skipped {skip.source}: {skip.reason}", file=sys.stderr)
+    for path in summary.runs.values():
+        print(f"run folder: {path}", file=sys.stderr)
+    return 0
 
 
 def _cache(args: argparse.Namespace) -> int:

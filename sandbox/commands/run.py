@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from agents.presets import PRESETS
 from mock_tools.miss import MISS_POLICIES
 from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
 from sandbox.errors import ConfigError
@@ -94,6 +95,13 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     add_agent_options(parser)
     parser.add_argument(
+        "--preset",
+        default=None,
+        choices=PRESETS.names(),
+        help="fill the agent options and budgets not given with a preset's values "
+        "(toolbench: ToolBench's DFSDT settings, see docs/agents.md)",
+    )
+    parser.add_argument(
         "--model-cache",
         default=None,
         metavar="PATH",
@@ -144,6 +152,7 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         "max_run_cost": args.max_run_cost,
         "max_depth": args.max_depth,
         "agent_options": agent_options_from_args(args),
+        "preset": getattr(args, "preset", None),
         "model_cache": getattr(args, "model_cache", None),
         "out": args.out,
         "run_id": getattr(args, "run_id", None),

@@ -243,10 +243,12 @@ def _union(selections: Sequence[Sequence[Task]]) -> list[Task]:
 
 
 def _names(stores: Sequence[RunStore]) -> list[str]:
-    """Agents, when they tell the runs apart; else run ids; else the folders."""
+    """Agents, when they tell the runs apart; else run ids; else the folders (with their parent
+    folder, then whole)."""
     for pick in (
         lambda s: str(s.manifest.agent.get("name", s.manifest.config.agent)),
         lambda s: s.manifest.run_id,
+        lambda s: "/".join(s.path.resolve().parts[-2:]),
         lambda s: str(s.path),
     ):
         names = [pick(s) for s in stores]

@@ -67,9 +67,12 @@ def episode_path(traj: Trajectory) -> list[Node]:
 
 
 def resolve_call(call: StepCall, resolver: NameResolver) -> ApiKey | None:
-    """``(tool, api)`` of a call: its own fields, else its function name; None if unknown."""
+    """``(tool, api)`` of a call: its own fields, else the function it reached (a shortened
+    name under ToolBench's suffix dispatch), else its own name; None if unknown."""
     if call.tool is not None and call.api is not None:
         return resolver.resolve(call.tool, call.api) or (call.tool, call.api)
+    if call.function is not None:
+        return resolver.resolve_function(call.function)
     return resolver.resolve_function(call.name)
 
 

@@ -99,7 +99,10 @@ def call_well_formed(
 
 
 def thought_only(node: Node) -> bool:
-    """A turn with text and no call of any kind (not a parse failure of a text adapter)."""
+    """A turn with text and no call of any kind (not a parse failure of a text adapter): a node
+    of kind ``thought``, or an ``invalid`` one of a run recorded before that kind existed."""
+    if node.kind == "thought":
+        return True
     return (
         node.kind == "invalid"
         and not node.calls

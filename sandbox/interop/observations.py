@@ -8,7 +8,8 @@ Import: ``response_from_observation`` turns the text into ``Response(ok = error 
 body = response, error = error)``; ``response`` keeps its original type (usually a string holding a
 Python repr or JSON, never re-parsed), so the mock server's ``/virtual`` answer
 ``{"error", "response"}`` renders back to the same text. For a cut observation the body is the
-visible part of the response string.
+visible part of the response: of the string when the response was a string, else the visible
+JSON text of the value (a cut object is still a successful call, with its cut text as body).
 
 Comparison (``same_observation``): texts are equal, or both decode to the same ``(error,
 response)``; when either side was cut (by ToolBench or by our own observation limit), the cut
@@ -37,7 +38,7 @@ __all__ = [
 
 TOOLBENCH_OBSERVATION_LIMIT = 1024
 TOOLBENCH_CUT_MARK = "..."
-_HEAD = re.compile(r'^\{\s*"error"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"response"\s*:\s*"')
+_HEAD = re.compile(r'^\{\s*"error"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"response"\s*:\s*')
 _MAX_ESCAPE = 6  # the longest JSON escape (\uXXXX) a cut can split
 
 
@@ -73,8 +74,12 @@ def _parse_cut(text: str) -> ParsedObservation | None:
         return None
     error = json.loads(m.group(1))
     rest = text[m.end() :]
-    if rest.endswith(TOOLBENCH_CUT_MARK):
+    marked = rest.endswith(TOOLBENCH_CUT_MARK)
+    if marked:
         rest = rest[: -len(TOOLBENCH_CUT_MARK)]
+    if not rest.startswith('"'):  # a cut object, list or number: its visible JSON text
+        return ParsedObservation(error, rest, truncated=True) if rest and marked else None
+    rest = rest[1:]
     for drop in range(min(_MAX_ESCAPE, len(rest)) + 1):
         try:
             visible = json.loads('"' + rest[: len(rest) - drop] + '"')

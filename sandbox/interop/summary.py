@@ -26,6 +26,9 @@ class ImportSummary(BaseModel):
     written: dict[str, int] = Field(default_factory=dict, description="Counts of what was written.")
     skipped: list[Skip] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    runs: dict[str, str] = Field(
+        default_factory=dict, description="Run folders written, by name (answer imports)."
+    )
 
     def skip(self, source: str, reason: str) -> None:
         self.skipped.append(Skip(source=source, reason=reason))

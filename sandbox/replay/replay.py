@@ -7,9 +7,10 @@ Two checks, both without a model endpoint or network:
   new trajectories node by node with the recorded ones: every tool observation, every turn, the
   final status and answer.
 - ``calls``: re-issue every recorded tool call of every branch, in the order it was made, against
-  the suite's mock tools (one fresh session per episode) and compare each observation. This checks
-  the recordings alone, and works for trajectories whose search order our agents do not reproduce
-  (e.g. imported from another framework).
+  the suite's mock tools (one fresh session per episode, in the run's recordings scope) and
+  compare each observation. A call's name is dispatched by the env's rule, as the agents do
+  (``agents.toolenv.dispatch``). This checks the recordings alone, and works for trajectories
+  whose search order our agents do not reproduce (e.g. imported from another framework).
 
 Observations are compared by content (``same_observation``): equal text, or the same decoded
 ``{error, response}``, where a side that was cut (ToolBench cut observations at 1024 characters)
@@ -27,7 +28,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from agents.toolenv import ToolEnv
+from agents.models.replay import node_difference
+from agents.step import function_name
+from agents.toolenv import ToolEnv, dispatch, env_dispatch
 from agents.trajectory import Node, Trajectory
 from mock_tools import MockToolsError, Suite, load_suite
 from sandbox.errors import RunError
@@ -108,18 +111,6 @@ class ReplayReport(BaseModel):
 # -- comparison ----------------------------------------------------------------------------------
 
 
-def _call_view(node: Node) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": c.name,
-            "arguments": c.arguments,
-            "ok": c.observation.ok if c.observation else None,
-            "observation": c.observation.content if c.observation else None,
-        }
-        for c in node.calls
-    ]
-
-
 def compare_trajectories(expected: Trajectory, got: Trajectory) -> EpisodeVerdict:
     """Node-by-node comparison; timings, token counts and ids of the run are ignored."""
     verdict = EpisodeVerdict(scenario_id=expected.scenario_id, trial=expected.trial)
@@ -154,26 +145,20 @@ def compare_trajectories(expected: Trajectory, got: Trajectory) -> EpisodeVerdic
 
 
 def _node_diff(want: Node, have: Node) -> StepDiff | None:
-    checks: list[tuple[str, Any, Any]] = [
-        ("parent", want.parent, have.parent),
-        ("kind", want.kind, have.kind),
-        ("content", want.content or "", have.content or ""),
-        ("finish", _dump(want.finish), _dump(have.finish)),
-    ]
-    for field, a, b in checks:
-        if a != b:
-            return StepDiff(node=want.id, field=field, expected=a, got=b)
-    calls_a, calls_b = _call_view(want), _call_view(have)
-    if len(calls_a) != len(calls_b):
-        return StepDiff(node=want.id, field="calls", expected=calls_a, got=calls_b)
-    for k, (a, b) in enumerate(zip(calls_a, calls_b, strict=True)):
-        for key in ("name", "arguments", "ok", "observation"):
-            if key == "observation" and _same(a[key], b[key]):
-                continue
-            if a[key] != b[key]:
-                return StepDiff(
-                    node=want.id, field=f"calls[{k}].{key}", expected=a[key], got=b[key]
-                )
+    diff = node_difference(want, have)
+    if diff is not None:
+        return StepDiff(node=want.id, field=diff[0], expected=diff[1], got=diff[2])
+    for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=True)):
+        ok_a = a.observation.ok if a.observation else None
+        ok_b = b.observation.ok if b.observation else None
+        if ok_a != ok_b:
+            return StepDiff(node=want.id, field=f"calls[{k}].ok", expected=ok_a, got=ok_b)
+        text_a = a.observation.content if a.observation else None
+        text_b = b.observation.content if b.observation else None
+        if not _same(text_a, text_b):
+            return StepDiff(
+                node=want.id, field=f"calls[{k}].observation", expected=text_a, got=text_b
+            )
     return None
 
 
@@ -181,10 +166,6 @@ def _same(expected: str | None, got: str | None) -> bool:
     if expected is None or got is None:
         return expected is got
     return expected == got or same_observation(expected, got)
-
-
-def _dump(model: BaseModel | None) -> Any:
-    return model.model_dump() if model is not None else None
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -300,12 +281,15 @@ async def replay_calls(
 
 async def _replay_episode_calls(env: ToolEnv, traj: Trajectory) -> EpisodeVerdict:
     verdict = EpisodeVerdict(scenario_id=traj.scenario_id, trial=traj.trial)
+    names = [function_name(f) for f in env.functions]
+    rule = env_dispatch(env)
     for node in sorted(traj.nodes, key=lambda n: n.id):
         for k, call in enumerate(node.calls):
             obs = call.observation
             if obs is None or obs.provenance in _UNSENT or call.args is None:
                 continue
-            got = await env.call(call.name, call.args)
+            target = dispatch(call.name, names, rule) or call.name
+            got = await env.call(target, call.args)
             verdict.calls_checked += 1
             verdict.calls_exact += int(got.content == obs.content)
             if got.ok == obs.ok and _same(obs.content, got.content):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from agents.agent import EpisodeMeta
@@ -27,7 +28,8 @@ log = logging.getLogger(__name__)
 
 
 class EpisodePlan:
-    """What every episode of a run shares: the strategy, the models, the budget, the seed."""
+    """What every episode of a run shares: the strategy, the models, the budget, the seed; and
+    the tasks whose strategy options or budget differ (``RunConfig.task_settings``)."""
 
     def __init__(
         self,
@@ -38,6 +40,7 @@ class EpisodePlan:
         model_spec: ModelSpec,
         budget: Budget,
         seed: int,
+        per_task: Mapping[str, tuple[ResolvedStrategy, Budget]] | None = None,
     ) -> None:
         self.run_id = run_id
         self.strategy = strategy
@@ -45,6 +48,11 @@ class EpisodePlan:
         self.model_spec = model_spec
         self.budget = budget
         self.seed = seed
+        self.per_task = dict(per_task or {})
+
+    def for_task(self, task_id: str) -> tuple[ResolvedStrategy, Budget]:
+        """The strategy and budget of the task's episodes."""
+        return self.per_task.get(task_id, (self.strategy, self.budget))
 
 
 async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
@@ -52,12 +60,11 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
     env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
     meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
     started = datetime.now(timezone.utc)
+    strategy, budget = plan.for_task(task.id)
     try:
         model = plan.models.for_episode(task, seed=plan.seed, trial=trial)
-        agent = plan.strategy.build()
-        traj = await agent.run(
-            model=model, env=env, query=task.query, budget=plan.budget, episode=meta
-        )
+        agent = strategy.build()
+        traj = await agent.run(model=model, env=env, query=task.query, budget=budget, episode=meta)
     except SandboxError:
         raise
     except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
@@ -67,7 +74,7 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
             run_id=plan.run_id,
             scenario_id=task.id,
             trial=trial,
-            agent=Component(name=plan.strategy.name, params=plan.strategy.params),
+            agent=Component(name=strategy.name, params=strategy.params),
             model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
             seed=plan.seed,
             status=Status.error,

@@ -160,12 +160,14 @@ async def run_suite_async(
 # -- the run -------------------------------------------------------------------------------------
 
 
-def resolve_strategy(config: RunConfig) -> ResolvedStrategy:
-    """The run's strategy with validated options; ``ConfigError`` naming what is wrong."""
+def resolve_strategy(config: RunConfig, task_id: str | None = None) -> ResolvedStrategy:
+    """The run's (or one task's) strategy with validated options; ``ConfigError`` naming what
+    is wrong."""
     try:
-        return config.strategy()
+        return config.strategy(task_id)
     except AgentsError as e:
-        raise ConfigError(str(e)) from e
+        where = f" (task_settings of {task_id})" if task_id is not None else ""
+        raise ConfigError(f"{e}{where}") from e
 
 
 class _Plan:
@@ -185,6 +187,11 @@ class _Plan:
         self.episodes: list[tuple[Task, int]] = [
             (task, trial) for trial in range(config.trials) for task in self.tasks
         ]
+        self.per_task = {
+            t.id: (resolve_strategy(config, t.id), config.budget(t.id))
+            for t in self.tasks
+            if t.id in config.task_settings
+        }
 
     def for_run(self, run_id: str) -> EpisodePlan:
         return EpisodePlan(
@@ -194,6 +201,7 @@ class _Plan:
             model_spec=self.model_spec,
             budget=self.config.budget(),
             seed=self.config.seed,
+            per_task=self.per_task,
         )
 
 

@@ -4,8 +4,11 @@ A ``RunConfig`` is written verbatim into every run's ``manifest.json``, so a run
 (or re-run, replayed, forked) from its folder alone. Secrets never enter it: API keys are read
 from the environment when the model is built. The agent is a strategy name plus its options
 (validated by the strategy's options class, see ``agents.strategies``); the model is a name plus
-options for its kind (``sandbox.models``). Manifests written before those two fields existed are
-read through ``_upgrade``. May import ``agents`` and ``mock_tools`` only.
+options for its kind (``sandbox.models``). A ``preset`` (``agents.presets``) fills the options and
+budgets the config leaves unset when the strategy and the budget are resolved; ``task_settings``
+holds the few tasks whose options or budgets differ from the run's (an imported run's per-tree
+settings). Manifests written before those fields existed are read through ``_upgrade``. May
+import ``agents`` and ``mock_tools`` only.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pydantic import (
 )
 
 from agents.budget import DEFAULT_MAX_MODEL_CALLS, Budget
+from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.miss import MISS_POLICIES
 from mock_tools.models import FAULT_KINDS, FaultConfig
@@ -36,6 +40,7 @@ __all__ = [
     "DEFAULT_SUITE",
     "RUN_ID",
     "RunConfig",
+    "TaskSettings",
     "check_run_id",
 ]
 
@@ -61,6 +66,16 @@ def check_run_id(run_id: str) -> str:
 
 _LEGACY_AGENT_OPTIONS = ("width", "depth_unit", "max_observation_chars")
 """Top-level fields of older manifests that are agent options now."""
+
+
+class TaskSettings(BaseModel):
+    """What one task runs with where it differs from the run (given values replace the run's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_options: dict[str, Any] = Field(default_factory=dict)
+    max_depth: int | None = Field(default=None, ge=1)
+    max_model_calls: int | None = Field(default=None, ge=1)
 
 
 class RunConfig(BaseModel):
@@ -117,6 +132,27 @@ class RunConfig(BaseModel):
         default=None,
         description="SQLite file caching a remote model's answers by request (opt-in).",
     )
+    preset: str | None = Field(
+        default=None,
+        description="Preset whose values fill the agent options and budgets not set here "
+        "(e.g. toolbench).",
+    )
+    recording_scope: str | None = Field(
+        default=None,
+        description="Recordings scope of the run's episodes: each episode's calls are answered "
+        "by the suite's recordings scoped '<this>/<task id>' first (imported runs).",
+    )
+    task_settings: dict[str, TaskSettings] = Field(
+        default_factory=dict,
+        description="Per task id: agent options and budgets that differ from the run's.",
+    )
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str | None) -> str | None:
+        if value is not None and value not in PRESETS:
+            raise ValueError(f"unknown preset {value!r}; known: {', '.join(PRESETS.names())}")
+        return value
 
     @field_serializer("model", "simulator", "tools_url", "upstream_url")
     def _without_secrets(self, value: str | None) -> str | None:
@@ -157,19 +193,34 @@ class RunConfig(BaseModel):
             data["model"] = "fork"
         return data
 
-    def strategy(self) -> ResolvedStrategy:
-        """The agent strategy with its validated options (``AgentsError`` if invalid)."""
-        return resolve_strategy(self.agent, self.agent_options)
+    def strategy(self, task_id: str | None = None) -> ResolvedStrategy:
+        """The agent strategy with its validated options (``AgentsError`` if invalid): the
+        preset's values, then the run's options, then the task's own (``task_settings``)."""
+        options = dict(self.agent_options)
+        if self.preset is not None:
+            options, _ = apply_preset(self.preset, self.agent, options, {})
+        own = self.task_settings.get(task_id) if task_id is not None else None
+        if own is not None:
+            options.update(own.agent_options)
+        return resolve_strategy(self.agent, options)
 
-    def budget(self) -> Budget:
-        return Budget(
-            max_model_calls=self.max_model_calls,
-            max_tool_calls=self.max_tool_calls,
-            max_tokens=self.max_tokens,
-            max_seconds=self.max_seconds,
-            max_cost=self.max_cost,
-            max_depth=self.max_depth,
-        )
+    def budget(self, task_id: str | None = None) -> Budget:
+        """The budget: the run's fields, the preset's where the run sets none, the task's own."""
+        values: dict[str, Any] = {
+            "max_model_calls": self.max_model_calls,
+            "max_tool_calls": self.max_tool_calls,
+            "max_tokens": self.max_tokens,
+            "max_seconds": self.max_seconds,
+            "max_cost": self.max_cost,
+            "max_depth": self.max_depth,
+        }
+        if self.preset is not None:
+            given = {k: v for k, v in values.items() if v is not None}
+            _, values = apply_preset(self.preset, self.agent, {}, given)
+        own = self.task_settings.get(task_id) if task_id is not None else None
+        if own is not None:
+            values.update(own.model_dump(exclude={"agent_options"}, exclude_none=True))
+        return Budget(**values)
 
     def run_faults(self) -> FaultConfig | None:
         """The run-wide fault settings, or None when no fault flag was given."""

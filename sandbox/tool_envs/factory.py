@@ -141,6 +141,7 @@ class HttpToolEnvs:
         self.remote = remote
         self.service = service
         self.suite_dir = config.suite
+        self.recording_scope = config.recording_scope
         self._overlay_at_start: dict[str, Any] | None = None
 
     async def __aenter__(self) -> HttpToolEnvs:
@@ -162,7 +163,18 @@ class HttpToolEnvs:
             await self.service.aclose()
 
     def for_episode(self, task: Task, *, session: str) -> HttpToolEnv:
-        return HttpToolEnv(self.client, task, self.suite.apis, session=session, faults=self.faults)
+        meta = self.suite.meta
+        scope = self.recording_scope
+        return HttpToolEnv(
+            self.client,
+            task,
+            self.suite.apis,
+            session=session,
+            faults=self.faults,
+            dispatch=meta.dispatch,
+            ascii_observations=meta.ascii_observations,
+            recordings=f"{scope}/{task.id}" if scope is not None else None,
+        )
 
     def report(self) -> dict[str, Any]:
         if self.service is None:

@@ -8,7 +8,12 @@ server does raises into the agent loop.
 Scoping: each env sends ``X-Sandbox-Scenario`` (the task id: per-scenario faults, fault hash) and
 ``X-Sandbox-Session`` (one per episode, so identical calls count occurrences from 1 in every
 episode). A run-wide fault config, when given, goes in ``X-Sandbox-Faults`` unless the task has
-its own. May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
+its own; a recordings scope, when given, in ``X-Sandbox-Recordings``.
+
+The suite decides two things about the env (``SuiteMeta``): its dispatch rule (``dispatch``,
+which the agents read to map a called name to an offered function, ``agents.toolenv.dispatch``)
+and whether observations escape non-ASCII characters as ToolBench's ``json.dumps`` does
+(``ascii_observations``). May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from urllib.parse import quote
 
 import httpx
 
-from agents.toolenv import Observation
+from agents.toolenv import DispatchRule, Observation
 from mock_tools import (
     FAULTS_HEADER,
     PROVENANCE_HEADER,
+    RECORDINGS_HEADER,
     SCENARIO_HEADER,
     SESSION_HEADER,
     ApiSpec,
@@ -42,9 +48,10 @@ __all__ = ["HttpToolEnv", "observation_text", "tool_functions"]
 _FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
 
 
-def observation_text(error: str, response: Any) -> str:
-    """ToolBench's observation shape: JSON ``{"error": ..., "response": ...}``."""
-    return json.dumps({"error": error, "response": response}, ensure_ascii=False)
+def observation_text(error: str, response: Any, *, ascii_only: bool = False) -> str:
+    """ToolBench's observation shape: JSON ``{"error": ..., "response": ...}`` (non-ASCII
+    escaped with ``ascii_only``, as ToolBench writes it)."""
+    return json.dumps({"error": error, "response": response}, ensure_ascii=ascii_only)
 
 
 def tool_functions(
@@ -95,9 +102,14 @@ class HttpToolEnv:
         *,
         session: str,
         faults: FaultConfig | None = None,
+        dispatch: DispatchRule = "exact",
+        ascii_observations: bool = False,
+        recordings: str | None = None,
     ) -> None:
         self._client = client
         self.task = task
+        self.dispatch: DispatchRule = dispatch
+        self.ascii_observations = ascii_observations
         self._functions, self._targets = tool_functions(task, apis)
         self._headers = {
             SCENARIO_HEADER: header_value(task.id),
@@ -106,6 +118,8 @@ class HttpToolEnv:
         config = task.faults or faults
         if config is not None:
             self._headers[FAULTS_HEADER] = config.model_dump_json()
+        if recordings is not None:
+            self._headers[RECORDINGS_HEADER] = header_value(recordings)
 
     @property
     def functions(self) -> list[dict[str, Any]]:
@@ -121,7 +135,7 @@ class HttpToolEnv:
             known = ", ".join(self._targets) or "(none)"
             msg = f"no such function {name!r}; the functions offered are: {known}"
             return Observation(
-                ok=False, content=observation_text(msg, ""), provenance="unknown", error=msg
+                ok=False, content=self._text(msg, ""), provenance="unknown", error=msg
             )
         tool, api = pair
         url = f"/tools/{_segment(tool)}/{_segment(api)}"
@@ -134,7 +148,10 @@ class HttpToolEnv:
             msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
             return self._transport_error("connection", msg, started)
         latency = (time.perf_counter() - started) * 1000
-        return _to_observation(resp, latency)
+        return _to_observation(resp, latency, self.ascii_observations)
+
+    def _text(self, error: str, response: Any) -> str:
+        return observation_text(error, response, ascii_only=self.ascii_observations)
 
     async def reset(self) -> None:
         """Forget this episode's occurrence counts on the server (best effort)."""
@@ -145,7 +162,7 @@ class HttpToolEnv:
     def _transport_error(self, kind: str, msg: str, started: float) -> Observation:
         return Observation(
             ok=False,
-            content=observation_text(msg, ""),
+            content=self._text(msg, ""),
             provenance=f"transport:{kind}",
             error=msg,
             infra=True,
@@ -158,7 +175,7 @@ def _segment(name: str) -> str:
     return quote(standardize(name) if "/" in name else name, safe="")
 
 
-def _to_observation(resp: httpx.Response, latency_ms: float) -> Observation:
+def _to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:
     provenance = resp.headers.get(PROVENANCE_HEADER, "")
     status = resp.status_code
     try:
@@ -171,7 +188,7 @@ def _to_observation(resp: httpx.Response, latency_ms: float) -> Observation:
         msg = f"the tool answered HTTP {status} with {what}"
         return Observation(
             ok=False,
-            content=observation_text(msg, resp.text[:200]),
+            content=observation_text(msg, resp.text[:200], ascii_only=ascii_only),
             status=status,
             provenance=provenance or f"fault:{kind}",
             error=msg,
@@ -193,7 +210,7 @@ def _to_observation(resp: httpx.Response, latency_ms: float) -> Observation:
     origin = payload.get("origin")
     return Observation(
         ok=ok,
-        content=observation_text("" if ok else error, response),
+        content=observation_text("" if ok else error, response, ascii_only=ascii_only),
         status=status,
         provenance=provenance,
         error="" if ok else error,

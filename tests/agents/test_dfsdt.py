@@ -212,7 +212,7 @@ async def test_a_recorded_tree_replays_exactly() -> None:
         return give_up("stuck")
 
     recorded = await run(ScriptedModel(script), max_depth=4)
-    assert recorded.tree["give_ups"] > 1 and any(n.kind == "invalid" for n in recorded.nodes)
+    assert recorded.tree["give_ups"] > 1 and any(n.kind == "thought" for n in recorded.nodes)
     replayed = await run(ReplayModel(recorded), max_depth=4)
     assert replayed.nodes == recorded.nodes and replayed.tree == recorded.tree
     assert (replayed.status, replayed.chosen_path) == (recorded.status, recorded.chosen_path)

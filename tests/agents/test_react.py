@@ -59,11 +59,12 @@ async def test_gave_up_keeps_the_explanation() -> None:
     assert t.final_answer == "the API is down" and t.chosen_path == [0, 1]
 
 
-async def test_invalid_turns_do_not_end_the_episode() -> None:
+async def test_thoughts_and_invalid_turns_do_not_end_the_episode() -> None:
+    """A thought is a step of its own (not a mistake); an invented name is an agent mistake."""
     t = await run(ScriptedModel([Turn(content="thinking"), call("nope"), call("search"), finish()]))
-    assert [n.kind for n in t.nodes] == ["invalid", "invalid", "action", "finish"]
+    assert [n.kind for n in t.nodes] == ["thought", "invalid", "action", "finish"]
     assert t.status is Status.answered and t.usage.model_calls == 4
-    assert [e.kind for e in t.errors] == ["agent", "agent"]
+    assert [e.kind for e in t.errors] == ["agent"]
 
 
 async def test_model_error_is_infra() -> None:
@@ -119,4 +120,5 @@ async def test_observations_are_truncated_in_history() -> None:
         and obs.truncated
         and obs.original_length == 5000 + len('{"error": "", "response": ""}')
     )
-    assert len(model.messages[1][-1]["content"]) == 100
+    assert len(model.messages[1][-1]["content"]) == 100 + len("...")
+    assert model.messages[1][-1]["content"].endswith("y...")

@@ -43,8 +43,14 @@ def test_plain_action() -> None:
     assert plan.calls[0].args == {"q": "x"} and plan.calls[0].observation is None
 
 
-def test_no_call_and_format_error_are_invalid() -> None:
-    assert interpret_turn(Turn(content="hmm"), NAMES).kind == "invalid"
+def test_text_without_a_call_is_a_thought_and_an_empty_turn_is_invalid() -> None:
+    thought = interpret_turn(Turn(content="hmm"), NAMES)
+    assert thought.kind == "thought" and thought.format_error is None
+    for empty in (Turn(), Turn(content="  ")):
+        assert interpret_turn(empty, NAMES).kind == "invalid"
+
+
+def test_format_error_is_invalid() -> None:
     plan = interpret_turn(Turn(content="Action: ???", format_error="no Action line"), NAMES)
     assert plan.kind == "invalid" and plan.format_error == "no Action line"
 
@@ -120,11 +126,13 @@ async def test_action_records_observation_usage_and_request() -> None:
 
 async def test_invalid_turn_gets_feedback_and_no_tool_call() -> None:
     env = FakeToolEnv({"search": "found"})
-    model = ScriptedModel([Turn(content="I think..."), call("search")])
+    model = ScriptedModel(
+        [Turn(content="Action: ?", format_error="no Action line"), call("search")]
+    )
     ep = make_episode(model, env)
     node = (await ep.step(None)).node
     assert node is not None and node.kind == "invalid" and env.calls == []
-    assert node.feedback and "no function call" in node.feedback
+    assert node.feedback and "no Action line" in node.feedback
     await ep.step(node.id)
     assert model.messages[1][-1] == {"role": "user", "content": node.feedback}
     assert ep.trajectory.errors[0].kind == "agent"
@@ -136,7 +144,7 @@ async def test_observation_truncation_is_recorded() -> None:
     node = (await ep.step(None)).node
     obs = node.calls[0].observation  # type: ignore[union-attr]
     assert obs is not None and obs.truncated and obs.original_length == 50
-    assert obs.content == "x" * 20
+    assert obs.content == "x" * 20 + "..."  # ToolBench's cut: the first N characters + "..."
     untouched = Observation(ok=True, content="short")
     assert truncate_observation(untouched, 20) is untouched
 

@@ -36,13 +36,19 @@ def test_builtin_names_build_their_classes() -> None:
 
 def test_options_are_declared_once_on_a_shared_base() -> None:
     shared = set(AgentOptions.model_fields)
-    assert shared == {"system_prompt", "max_observation_chars"}
+    assert shared == {"system_prompt", "max_observation_chars", "depth_unit"}
     for _, entry in STRATEGIES.items():
         assert issubclass(entry.options, AgentOptions)
         # a strategy adds fields; it never re-declares a shared one
         own = {n for n in entry.options.__annotations__ if not n.startswith("_")}
         assert not own & shared, entry.name
-    assert set(DFSDTOptions.model_fields) - shared == {"width", "depth_unit", "give_up_backtrack"}
+    assert set(DFSDTOptions.model_fields) - shared == {
+        "width",
+        "depth_cut_backtrack",
+        "give_up_backtrack",
+        "diversity_prompt",
+        "on_model_error",
+    }
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,8 @@ def test_resume_reruns_infra_errors_and_missing_episodes_once(tmp_path: Path) ->
 
 
 def test_long_observations_are_truncated_and_marked(tmp_path: Path) -> None:
-    """`--max-observation-chars`: the agent sees the cut text, the trajectory records the cut."""
+    """`--max-observation-chars`: the agent sees the cut text (with ToolBench's "..." appended),
+    the trajectory records the cut."""
     result = run_suite(_config(tmp_path, max_observation_chars=20), show_progress=False)
     observations = [
         c.observation
@@ -139,6 +140,7 @@ def test_long_observations_are_truncated_and_marked(tmp_path: Path) -> None:
     ]
     assert observations
     for obs in observations:
-        assert len(obs.content) <= 20
+        assert len(obs.content) <= 20 + len("...")
     cut = [o for o in observations if o.truncated]
-    assert cut and all(len(o.content) == 20 and o.original_length > 20 for o in cut)
+    assert cut and all(len(o.content) == 23 and o.original_length > 20 for o in cut)
+    assert all(o.content.endswith("...") for o in cut)

@@ -69,7 +69,10 @@ def _import(folders: list[Path], root: Path, name: str, capsys) -> Path:
     args += ["--out", str(root / f"suite-{name}"), "--run-out", str(root / name)]
     assert main(args) == 0
     capsys.readouterr()
-    return root / name
+    return root / name / "DFS_woFilter_w2"  # one run per method
+
+
+A, B = "A/DFS_woFilter_w2", "B/DFS_woFilter_w2"  # two runs of one method: named by folder
 
 
 def test_compare_runs_toolbench_matches_the_hand_computation(
@@ -113,12 +116,12 @@ def test_compare_runs_toolbench_matches_the_hand_computation(
     # G2-102 ("sorry, ...") Unsolved; G2-52 Solved in sample 0, Unsolved in sample 1.
     # Sample 0: 3.5/7, sample 1: 2.5/7, mean 3/7, std 0.5/7.
     assert summary["protocol"] == "toolbench"
-    assert summary["candidate"] == "B" and summary["reference"] == "A"
+    assert summary["candidate"] == B and summary["reference"] == A
     assert summary["pass_rate"] == {
-        "A": pytest.approx(5 / 9, abs=1e-6),
-        "B": pytest.approx(3 / 7, abs=1e-6),
+        A: pytest.approx(5 / 9, abs=1e-6),
+        B: pytest.approx(3 / 7, abs=1e-6),
     }
-    assert summary["pass_rate_std"] == {"A": 0.0, "B": pytest.approx(0.5 / 7, abs=1e-6)}
+    assert summary["pass_rate_std"] == {A: 0.0, B: pytest.approx(0.5 / 7, abs=1e-6)}
 
     # Win rate of B over A, 2 rounds in alternating order, by hand, over the 10 tasks:
     # G1-10  both Solved -> select_better_answer picks the GOOD one (B) in both rounds: win
@@ -134,7 +137,7 @@ def test_compare_runs_toolbench_matches_the_hand_computation(
     # wins 3, ties 2, losses 5: win rate 3/10 (ties count 0), tie rate 2/10.
     assert summary["win_rate"] == pytest.approx(0.3)
     assert summary["tie_rate"] == pytest.approx(0.2)
-    assert summary["win_rates"]["A"]["B"] == pytest.approx(0.5)  # A's 5 wins of 10
+    assert summary["win_rates"][A][B] == pytest.approx(0.5)  # A's 5 wins of 10
     assert summary["warnings"] and "tool behaviour was not identical" in summary["warnings"][0]
 
     # give-ups and answers without a Finish never reach the judge

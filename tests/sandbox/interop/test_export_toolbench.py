@@ -35,14 +35,16 @@ def test_round_trip_real_answers(
 ) -> None:
     suite = tmp_path / "tb"
     answers = shared_data / "toolbench/data_example/answer"
-    assert _cli(["import", "toolbench-answers", str(answers), "--out", str(suite)]) == 0
+    folders = [str(answers / "G1_answer"), str(answers / "G2_answer")]
+    assert _cli(["import", "toolbench-answers", *folders, "--out", str(suite)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["read"]["recorded_calls"] == 99
     with pytest.raises(ConfigError, match="already holds a suite"):
-        _cli(["import", "toolbench-answers", str(answers), "--out", str(suite)])
+        _cli(["import", "toolbench-answers", *folders, "--out", str(suite)])
+    run = suite / "original-runs" / "DFS_woFilter_w2"
 
     out = tmp_path / "converted"
-    assert _cli(["export", "toolbench", str(suite / "original-run"), str(out)]) == 0
+    assert _cli(["export", "toolbench", str(run), str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["G1.json", "G2.json"]
     converted = json.loads((out / "G1.json").read_text(encoding="utf-8"))
     entry = converted["10"]
@@ -51,7 +53,7 @@ def test_round_trip_real_answers(
     assert json.loads(entry["answer"]["final_answer"])["return_type"] == "give_answer"
     assert entry["answer"]["answer_details"][0]["role"] == "system"
 
-    original = {t.scenario_id: t for t in read_trajectories(suite / "original-run")}
+    original = {t.scenario_id: t for t in read_trajectories(run)}
     back = {t.scenario_id: t for t in read_converted(out)}
     assert set(back) == set(original)
     for sid, traj in original.items():

@@ -48,3 +48,22 @@ def test_same_observation_ignores_rendering_but_not_content() -> None:
     assert same_observation(a, b)
     assert not same_observation(a, render_observation("", {"a": "é", "b": 2}))
     assert not same_observation(a, "not json")
+
+
+def test_a_cut_json_object_is_a_successful_response_with_its_visible_text() -> None:
+    full = render_observation("", {"items": [{"id": i, "name": "caf\u00e9"} for i in range(80)]})
+    cut = full[:1024] + "..."
+    decoded = response_from_observation(cut)
+    assert decoded is not None
+    response, was_cut = decoded
+    assert was_cut and response.ok and response.error == ""
+    assert isinstance(response.body, str) and full.startswith(
+        '{"error": "", "response": ' + response.body
+    )
+    # served back as a string and rendered again, it still matches the original cut
+    replayed = render_observation("", response.body)
+    assert same_observation(cut, replayed)
+    assert same_observation(cut, replayed[:1024] + "...")
+    assert not same_observation(cut, render_observation("", "{" + response.body))
+    # without ToolBench's cut mark, broken JSON is not taken for a cut
+    assert parse_observation(full[:1024]) is None

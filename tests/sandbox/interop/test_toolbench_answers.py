@@ -107,7 +107,7 @@ def test_synthetic_tree(tmp_path: Path) -> None:
     (folder / "4_ChatGPT_DFS_woFilter_w2.json").write_text("{not json")
     summary = import_answers([folder], tmp_path / "suite")
     assert summary.read["recorded_calls"] == 2 and summary.read["harness_observations"] == 1
-    assert [s.reason.split(":")[0] for s in summary.skipped] == ["malformed answer file"]
+    assert [s.reason.split(":")[0] for s in summary.skipped] == ["unreadable answer file"]
     suite = load_suite(tmp_path / "suite")
     assert list(suite.apis) == [("parcels", "track")]
     assert function_name("parcels", "track") == "track_for_parcels"
@@ -121,7 +121,7 @@ def test_synthetic_tree(tmp_path: Path) -> None:
     assert [(s.tool, s.api, s.args) for s in task.reference.steps] == [
         ("parcels", "track", {"code": "AB1"})
     ]
-    (traj,) = read_trajectories(tmp_path / "suite" / "original-run")
+    (traj,) = read_trajectories(tmp_path / "suite" / "original-runs" / "DFS_woFilter_w2")
     kinds = [(n.id, n.parent, n.kind) for n in traj.nodes]
     assert kinds == [
         (0, None, "action"),
@@ -136,11 +136,13 @@ def test_synthetic_tree(tmp_path: Path) -> None:
 
 
 ANSWERS = "toolbench/data_example/answer"
+RUN = "original-runs/DFS_woFilter_w2"
 
 
 @pytest.fixture
 def imported(shared_data: Path, tmp_path: Path) -> tuple[Path, dict]:
-    summary = import_answers([shared_data / ANSWERS], tmp_path / "tb")
+    answers = shared_data / ANSWERS
+    summary = import_answers([answers / "G1_answer", answers / "G2_answer"], tmp_path / "tb")
     return tmp_path / "tb", summary.to_json()
 
 
@@ -155,7 +157,7 @@ def test_real_answer_files(imported: tuple[Path, dict]) -> None:
     assert len(suite.tasks) == 10
     assert len(suite.recordings) == summary["written"]["recordings"] == 41
     assert all(r.provenance.source == "toolbench" for r in suite.recordings)
-    run = RunStore.open(out / "original-run")
+    run = RunStore.open(out / RUN)
     assert len(run.manifest.episodes) == 10
     trajectories = {t.scenario_id: t for t in run.trajectories()}
     answered = 0
@@ -174,7 +176,7 @@ def test_every_recorded_tree_call_is_served_back(imported: tuple[Path, dict]) ->
     out, _ = imported
     suite = load_suite(out)
     app = create_app(suite, miss_policy="error")
-    trajectories = read_trajectories(out / "original-run")
+    trajectories = read_trajectories(out / RUN)
 
     async def replay() -> tuple[int, int]:
         checked = exact = 0
