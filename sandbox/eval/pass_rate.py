@@ -4,9 +4,9 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
 
 1. ``rule``
    - no trajectory for a task -> unsolved (it never drops out of the denominator);
-   - infrastructure error (model endpoint down after retries) -> unsolved, with
-     ``infra_error=True``: summaries count these apart (``infra_errors``) and also report the rate
-     without them (``pass_rate_excl_infra``), because they are not the agent's fault;
+   - infrastructure error (model endpoint, simulator or tool server down after retries) ->
+     ``infra_error=True`` and excluded (``"infra"``): it is not the agent's fault, so the pass
+     rate leaves it out and lists it (``excluded``, ``infra_errors``); ``--resume`` runs it again;
    - any other error, budget exhausted -> unsolved;
    - solvable task: gave up, no ``Finish``, empty answer -> unsolved;
    - unsolvable task: gave up with an explanation -> solved (ToolBench: the right behaviour is to
@@ -100,8 +100,9 @@ class PassSummary(RateSummary):
     groups: dict[str, RateSummary] = Field(default_factory=dict)
     by_status: dict[str, int] = Field(default_factory=dict)
     by_method: dict[str, int] = Field(default_factory=dict)
-    infra_errors: int = 0
-    pass_rate_excl_infra: Interval | None = None
+    infra_errors: int = Field(
+        default=0, description="Episodes ended by an infrastructure error (left out, listed)."
+    )
     missing: int = Field(default=0, description="Tasks without any trajectory.")
     protocol: str = "default"
     sample_rates: list[float] = Field(
@@ -161,7 +162,8 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if traj.status is Status.error:
         if traj.infra_error:
             msg = next((e.message for e in traj.errors if e.kind == "infra"), "")
-            return _label(task, traj, "unsolved", "rule", f"infra error: {msg}".strip())
+            infra = _label(task, traj, "unsolved", "rule", f"infra error: {msg}".strip())
+            return infra.model_copy(update={"excluded": "infra"})
         msg = traj.errors[0].message if traj.errors else traj.end_reason
         return _label(task, traj, "unsolved", "rule", f"error: {msg}".strip())
     if traj.status is Status.budget_exhausted:
@@ -297,16 +299,13 @@ def summarise(
     groups: dict[str, list[EpisodeLabel]] = {}
     for lb in kept:
         groups.setdefault(task_by_id[lb.task_id].group, []).append(lb)
-    infra = [lb for lb in kept if lb.infra_error]
-    excl = [lb for lb in kept if not lb.infra_error]
     rates = sample_rates(kept)
     return PassSummary(
         **overall.model_dump(),
         groups={g: _rate(v, seed) for g, v in sorted(groups.items())},
         by_status=dict(sorted(Counter(lb.status for lb in every).items())),
         by_method=dict(sorted(Counter(lb.method for lb in kept).items())),
-        infra_errors=len(infra),
-        pass_rate_excl_infra=scores_interval(excl, seed) if infra else None,
+        infra_errors=sum(lb.infra_error for lb in every),
         missing=sum(1 for lb in every if lb.status == "missing"),
         protocol=protocol,
         sample_rates=rates,

@@ -108,11 +108,6 @@ def render_markdown(scores: RunScores) -> str:
         )
     for reason, episodes in p.excluded.items():
         out.append(f"Left out of the pass rate ({reason}): {len(episodes)}: {', '.join(episodes)}.")
-    if p.infra_errors and p.pass_rate_excl_infra is not None:
-        out.append(
-            f"Infrastructure errors: {p.infra_errors} (counted unsolved); without them: "
-            f"{pct(p.pass_rate_excl_infra)} over {p.pass_rate_excl_infra.n}."
-        )
     out.append("By status: " + ", ".join(f"{k} {v}" for k, v in p.by_status.items()) + ".")
     out.append("Decided by: " + ", ".join(f"{k} {v}" for k, v in p.by_method.items()) + ".")
     if scores.pass_at_k:

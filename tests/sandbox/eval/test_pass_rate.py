@@ -99,18 +99,17 @@ def test_label_run_and_summary() -> None:
     assert s.groups["G2"].pass_rate.value == 0.25
     assert s.by_status == {"answered": 3, "missing": 1}
     assert s.by_method == {"check": 2, "none": 1, "rule": 1}
-    assert s.infra_errors == 0 and s.pass_rate_excl_infra is None
+    assert s.infra_errors == 0 and s.excluded == {}
 
 
-def test_summary_reports_infra_errors_apart() -> None:
+def test_infra_errors_are_left_out_of_the_pass_rate_and_listed() -> None:
     tasks = [task("a", checks=PARIS), task("b", checks=PARIS)]
     labels = label_run(
         [traj("a", answer="Paris"), traj("b", status=Status.error, answer=None, infra=True)], tasks
     )
     s = summarise(labels, tasks)
-    assert s.pass_rate.value == 0.5
-    assert s.infra_errors == 1
-    assert s.pass_rate_excl_infra is not None and s.pass_rate_excl_infra.value == 1.0
+    assert s.pass_rate.value == 1.0 and s.n == 1  # the agent's own episodes only
+    assert s.infra_errors == 1 and s.excluded == {"infra": ["b"]}
 
 
 def test_summary_counts_unlabelled_tasks_as_unsolved() -> None:

@@ -47,8 +47,8 @@ def test_stable_rounds_floats_everywhere() -> None:
 def test_markdown_reports_every_rate_with_interval_and_count(tmp_path: Path) -> None:
     _, scores = _scores(tmp_path, with_reference=True)
     md = render_markdown(scores)
-    assert "| all | 3 | 1 | 0 | 2 | 33.3% [" in md
-    assert "Infrastructure errors: 1" in md and "without them: 50.0%" in md
+    assert "| all | 2 | 1 | 0 | 1 | 50.0% [" in md  # the infra-failed episode is left out...
+    assert "Left out of the pass rate (infra): 1: open" in md  # ...and listed
     assert "## Step-level scores" in md and "| plan_f1 |" in md
     assert "## Win rate against r0" in md and "exact p =" in md
     assert "| open | 0 | error | unsolved | rule | infra error: endpoint down |" in md
