@@ -189,7 +189,15 @@ class Trajectory(BaseModel):
         return self.status is Status.error and any(e.kind == "infra" for e in self.errors)
 
     def to_json_line(self) -> str:
-        return json.dumps(self.model_dump(mode="json", by_alias=True), ensure_ascii=False) + "\n"
+        """One line of JSON. UTF-8 text as is; should a model have written text with an unpaired
+        surrogate (no UTF-8 file can hold it), the line escapes it instead, losing nothing."""
+        data = self.model_dump(mode="json", by_alias=True)
+        text = json.dumps(data, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(data, ensure_ascii=True)
+        return text + "\n"
 
 
 def messages_for(prompt: list[Message], path: list[Node]) -> list[Message]:

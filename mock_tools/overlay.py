@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +47,8 @@ class OverlayStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        # One connection, used from the event loop and from worker threads: one at a time.
+        self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
@@ -56,10 +59,11 @@ class OverlayStore:
             raise MockToolsError(f"{self.path}: cannot open the overlay: {e}") from e
 
     def get(self, tool: str, api: str, key: str) -> tuple[Response, Provenance] | None:
-        row = self._db.execute(
-            "SELECT response, provenance FROM responses WHERE tool = ? AND api = ? AND key = ?",
-            (tool, api, key),
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT response, provenance FROM responses WHERE tool = ? AND api = ? AND key = ?",
+                (tool, api, key),
+            ).fetchone()
         if row is None:
             return None
         return Response.model_validate_json(row[0]), Provenance.model_validate_json(row[1])
@@ -71,11 +75,12 @@ class OverlayStore:
         if provenance.recorded_at is None:
             provenance = provenance.model_copy(update={"recorded_at": datetime.now(timezone.utc)})
         try:
-            self._db.execute(
-                "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
-                (tool, api, key, response.model_dump_json(), provenance.model_dump_json()),
-            )
-            self._db.commit()
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
+                    (tool, api, key, response.model_dump_json(), provenance.model_dump_json()),
+                )
+                self._db.commit()
         except sqlite3.DatabaseError as e:
             raise MockToolsError(f"{self.path}: cannot write to the overlay: {e}") from e
         stored = self.get(tool, api, key)
@@ -83,13 +88,15 @@ class OverlayStore:
         return stored
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def recordings(self) -> Iterator[Recording]:
         """Every entry as a ``Recording`` (canonical arguments), in key order."""
-        rows = self._db.execute(
-            "SELECT tool, api, key, response, provenance FROM responses ORDER BY tool, api, key"
-        )
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tool, api, key, response, provenance FROM responses ORDER BY tool, api, key"
+            ).fetchall()
         for tool, api, key, response, provenance in rows:
             yield Recording(
                 tool=tool,
@@ -102,16 +109,18 @@ class OverlayStore:
     def fingerprint(self) -> str:
         """sha256 over the entries in key order: what the overlay held at a point in time."""
         digest = hashlib.sha256()
-        rows = self._db.execute(
-            "SELECT tool, api, key, response FROM responses ORDER BY tool, api, key"
-        )
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT tool, api, key, response FROM responses ORDER BY tool, api, key"
+            ).fetchall()
         for row in rows:
             digest.update("\0".join(row).encode("utf-8"))
             digest.update(b"\n")
         return "sha256:" + digest.hexdigest()
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
 
 def freeze(

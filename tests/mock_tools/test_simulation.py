@@ -220,3 +220,22 @@ async def test_a_failed_simulation_is_infrastructure_and_is_not_kept(suite_dir, 
     assert r.status_code == 502 and r.json()["infra"] is True
     assert r.json()["code"] == "sim_failed" and "connection refused" in r.json()["error"]
     assert len(OverlayStore(overlay_path)) == 0
+
+
+def test_the_overlay_takes_writes_from_many_threads_at_once(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mock_tools.models import Provenance
+
+    store = OverlayStore(tmp_path / "overlay.sqlite")
+
+    def write(thread: int) -> None:
+        for i in range(100):
+            key = json.dumps({"i": i, "thread": thread})
+            store.put("t", "a", key, Response(body=i), Provenance(source="simulated"))
+            assert store.get("t", "a", key) is not None
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(write, range(8)))
+    assert len(store) == 800
+    store.close()
