@@ -57,11 +57,14 @@ validate: setup
 bench: setup
 	$(BIN)/python -m bench $(ARGS)
 
-# Regenerate the committed regression fixtures (after a deliberate change of the default suite).
+# Make the regression fixtures again and install those whose behaviour changed (after a deliberate
+# change of an agent, a model or the default suite); unchanged fixtures keep their files as they are.
+REPLAYS_TMP := .cache/replays
 replays: setup
-	rm -rf replays/react-noisy-default replays/dfsdt-noisy-default
-	$(BIN)/sandbox run --suite scenarios/default --agent react --model noisy-reference:0.3 --seed 0 --out replays --run-id react-noisy-default --no-plots
-	$(BIN)/sandbox run --suite scenarios/default --agent dfsdt --model noisy-reference:0.3 --seed 0 --out replays --run-id dfsdt-noisy-default --no-plots
+	rm -rf $(REPLAYS_TMP) && mkdir -p $(REPLAYS_TMP)
+	$(BIN)/sandbox run --suite scenarios/default --agent react --model noisy-reference:0.3 --seed 0 --out $(REPLAYS_TMP) --run-id react-noisy-default --no-plots
+	$(BIN)/sandbox run --suite scenarios/default --agent dfsdt --model noisy-reference:0.3 --seed 0 --out $(REPLAYS_TMP) --run-id dfsdt-noisy-default --no-plots
+	$(BIN)/python -m sandbox.replay.fixtures $(REPLAYS_TMP) replays $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
