@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+EXTRAS ?= dev
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)-$(EXTRAS)
 
 AGENT ?= dfsdt
 MODEL ?= noisy-reference
@@ -12,14 +13,16 @@ AGENTS ?= react dfsdt react@4
 RUN ?=
 ARGS ?=
 
-.PHONY: setup test lint format run compare replay eval serve validate bench replays clean
+RUNS ?= runs
+
+.PHONY: setup test lint format run compare replay eval serve view leaderboard validate bench replays clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 test: lint
@@ -50,6 +53,12 @@ eval: setup
 
 serve: setup
 	$(BIN)/python -m mock_tools serve $(SUITE) $(ARGS)
+
+view: setup
+	$(BIN)/sandbox view $(RUNS) $(ARGS)
+
+leaderboard: setup
+	$(BIN)/sandbox leaderboard --runs-dir $(RUNS) $(ARGS)
 
 validate: setup
 	$(BIN)/python -m mock_tools validate $(ARGS)

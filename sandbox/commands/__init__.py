@@ -12,4 +12,6 @@ COMMANDS: dict[str, str] = {
     "rescore": "sandbox.commands.rescore",
     "import": "sandbox.commands.importer",
     "export": "sandbox.commands.export",
+    "view": "sandbox.commands.view",
+    "leaderboard": "sandbox.commands.leaderboard",
 }
