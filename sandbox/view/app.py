@@ -11,19 +11,22 @@ Pages (stable URLs; each is the shell of ``pages.py``, drawn by ``static/app.js`
 Data: the same paths under ``/api`` (``/api/runs``, ``/api/runs/<run>``,
 ``/api/runs/<run>/episodes``, ``/api/runs/<run>/episodes/<task>/<trial>``,
 ``/api/runs/<run>/plots/<name>``, ``/api/compare``, ``/api/leaderboard``), and ``/static/*``.
-``<run>`` is the run folder's path under the root. Unknown runs, episodes and plots answer 404
-with a message (JSON under ``/api``, a page otherwise); a comparison of fewer than two runs 400;
-a run whose files cannot be read answers 422. Requests are served one at a time (the viewer's
-caches are not shared across threads).
+``<run>`` is the run folder's path under the root; an episode's address is read from the raw
+path, so a task id holding ``/`` (sent as ``%2F``) has its page too. Unknown runs, episodes and
+plots answer 404 with a message (JSON under ``/api``, a page otherwise); a comparison of fewer
+than two runs 400; a run whose files cannot be read answers 422. Requests are served one at a
+time (the viewer's caches are not shared across threads).
 Imports FastAPI; may import the view modules.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from urllib.parse import unquote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -34,7 +37,8 @@ from sandbox.view.viewer import BadRequest, NotFound, Viewer
 
 __all__ = ["create_app"]
 
-T = TypeVar("T")
+_EPISODE = re.compile(r"^/(?:api/)?runs/(?P<key>.+)/episodes/(?P<task>[^/]+)/(?P<trial>[^/]+)$")
+"""An episode's address in the raw (still percent-encoded) path: a task id may hold a ``/``."""
 _MEDIA = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8"}
 
 
@@ -44,6 +48,16 @@ def _status(error: SandboxError) -> int:
     if isinstance(error, NotFound):
         return 404
     return 400 if isinstance(error, BadRequest) else 422
+
+
+def _episode_address(request: Request) -> tuple[str, str, str] | None:
+    """(run, task, trial) when the request names an episode, read from the raw path so that an
+    encoded ``/`` in a task id stays part of it."""
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    found = _EPISODE.match(raw.decode("latin-1"))
+    if found is None:
+        return None
+    return unquote(found["key"]), unquote(found["task"]), unquote(found["trial"])
 
 
 def create_app(root: str | Path) -> FastAPI:
@@ -83,7 +97,6 @@ def create_app(root: str | Path) -> FastAPI:
     def api_runs() -> Response:
         return answer(viewer.runs)
 
-    @app.get("/api/runs/{key:path}/episodes/{task}/{trial}")
     def api_episode(key: str, task: str, trial: str) -> Response:
         return answer(lambda: viewer.episode(key, task, trial))
 
@@ -101,7 +114,10 @@ def create_app(root: str | Path) -> FastAPI:
         return FileResponse(path, media_type="image/png")
 
     @app.get("/api/runs/{key:path}")
-    def api_run(key: str) -> Response:
+    def api_run(key: str, request: Request) -> Response:
+        address = _episode_address(request)
+        if address is not None:
+            return api_episode(*address)
         return answer(lambda: viewer.run(key))
 
     @app.get("/api/compare")
@@ -122,7 +138,6 @@ def create_app(root: str | Path) -> FastAPI:
     def index() -> Response:
         return page("index", "Runs")
 
-    @app.get("/runs/{key:path}/episodes/{task}/{trial}")
     def episode(key: str, task: str, trial: str) -> Response:
         return page(
             "episode",
@@ -134,7 +149,10 @@ def create_app(root: str | Path) -> FastAPI:
         )
 
     @app.get("/runs/{key:path}")
-    def run(key: str) -> Response:
+    def run(key: str, request: Request) -> Response:
+        address = _episode_address(request)
+        if address is not None:
+            return episode(*address)
         return page("run", f"Run {key}", lambda: viewer.state(key), key=key)
 
     @app.get("/compare")

@@ -6,7 +6,10 @@ URLs, is its path relative to the root with ``/`` separators; a key is only ever
 the runs found, never joined to a path, so no request can name a folder outside the root.
 
 Listing reads ``manifest.json`` and ``scores.json`` and nothing else (a run still going also has
-its finished lines counted); each run's reading is cached against the two files' size and
+its finished lines counted). Of ``scores.json`` it validates the summary only (``ScoresHead``:
+the fields of ``RunScores`` the index shows), not the label of every episode; the whole
+``RunScores`` is read when a page asks for it (``RunRecord.scores``). Each run's reading is
+cached against the two files' size and
 modification time (and the trajectories file's, for the count of a run still going), so a page
 that polls re-reads only what changed.
 May import ``sandbox.store``, ``sandbox.eval`` and the libraries.
@@ -17,10 +20,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores
@@ -31,6 +35,13 @@ __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read
 
 MAX_DEPTH = 3
 """Folder levels below the root searched for runs (``compare-<id>/<agent>`` is two)."""
+
+ScoresHead: Any = create_model(  # type: ignore[call-overload]
+    "ScoresHead",
+    __config__=ConfigDict(extra="ignore"),
+    **{f: (RunScores.model_fields[f].annotation, ...) for f in ("episodes", "pass_rate", "usage")},
+)
+"""The part of ``RunScores`` the index shows, typed as ``RunScores`` types it."""
 
 
 class RunEntry(BaseModel):
@@ -63,12 +74,21 @@ class RunEntry(BaseModel):
 
 @dataclass(frozen=True)
 class RunRecord:
-    """A run as read: its folder, manifest and scores (None when absent or unreadable)."""
+    """A run as read: its folder, its manifest, and its index entry."""
 
     path: Path
     entry: RunEntry
     manifest: Manifest | None
-    scores: RunScores | None
+
+    @cached_property
+    def scores(self) -> RunScores | None:
+        """The whole ``scores.json`` (None when the run is not scored), read at first use."""
+        if not self.entry.scored:
+            return None
+        try:
+            return RunScores.model_validate_json((self.path / SCORES).read_bytes())
+        except (OSError, ValidationError, ValueError):
+            return None
 
     def store(self) -> RunStore:
         if self.manifest is None:
@@ -115,12 +135,12 @@ def read_record(path: Path, key: str) -> RunRecord:
         manifest = Manifest.model_validate_json((path / MANIFEST).read_bytes())
     except (OSError, ValidationError, ValueError) as e:
         entry = RunEntry(key=key, run_id=path.name, status="unreadable", error=_short(e))
-        return RunRecord(path, entry, None, None)
-    scores: RunScores | None = None
+        return RunRecord(path, entry, None)
+    scores: Any = None
     error = None
     if (path / SCORES).is_file():
         try:
-            scores = RunScores.model_validate_json((path / SCORES).read_bytes())
+            scores = ScoresHead.model_validate_json((path / SCORES).read_bytes())
         except (OSError, ValidationError, ValueError) as e:
             error = f"scores.json unreadable: {_short(e)}"
     entry = RunEntry(
@@ -141,13 +161,13 @@ def read_record(path: Path, key: str) -> RunRecord:
         u = scores.usage
         entry.scored = True
         entry.pass_rate = scores.pass_rate.pass_rate
-        entry.finished = sum(1 for lb in scores.labels if lb.status != "missing")
+        entry.finished = scores.pass_rate.n - scores.pass_rate.missing
         entry.episodes = entry.episodes or scores.episodes
         entry.cost, entry.tokens = u.cost, u.tokens
         entry.model_calls, entry.tool_calls = u.model_calls, u.tool_calls
     else:
         entry.finished = _count_lines(path / TRAJECTORIES)
-    return RunRecord(path, entry, manifest, scores if entry.scored else None)
+    return RunRecord(path, entry, manifest)
 
 
 def _short(error: Exception) -> str:

@@ -93,8 +93,11 @@ def _prepare(out: Path) -> None:
 
 
 def export_static(viewer: Viewer, keys: Sequence[str], out: str | Path) -> ExportSummary:
-    """Write the pages of the runs ``keys`` (all runs under the viewer's root when empty)."""
-    entries: list[RunEntry] = [viewer.state(k).record.entry for k in keys] or viewer.runs()
+    """Write the pages of the runs ``keys`` (every readable run under the viewer's root when
+    empty)."""
+    entries: list[RunEntry] = [viewer.state(k).record.entry for k in keys] or [
+        e for e in viewer.runs() if e.status != "unreadable"
+    ]
     if not entries:
         raise ConfigError(f"nothing to export: no runs under {viewer.root}")
     out = Path(out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from conftest import TASKS, TREE_TASK, ViewRuns, copy_run, running_copy
@@ -255,3 +256,20 @@ def test_a_replay_that_diverged_shows_where(view_runs: ViewRuns, tmp_path: Path)
     shutil.rmtree(recorded)  # the recording is gone: the page says so instead of failing
     gone = client.get(f"/api/runs/{key}/episodes/{first['scenario_id']}/0").json()
     assert gone["divergence"]["found"] is False and gone["divergence"]["note"]
+
+
+def test_a_task_id_with_a_slash_and_odd_characters_has_its_page(
+    view_runs: ViewRuns, tmp_path: Path
+) -> None:
+    run = copy_run(view_runs, view_runs.react, tmp_path / "runs", "odd")
+    trajs = [json.loads(line) for line in (run / "trajectories.jsonl").read_text().splitlines()]
+    odd = "G1/query 7 #1?x=%2F&y"
+    trajs[0]["scenario_id"] = odd
+    (run / "trajectories.jsonl").write_text("".join(json.dumps(t) + "\n" for t in trajs))
+    client = TestClient(create_app(tmp_path / "runs"), raise_server_exceptions=False)
+    encoded = quote(odd, safe="")
+    ep = client.get(f"/api/runs/odd/episodes/{encoded}/0")
+    assert ep.status_code == 200 and ep.json()["trajectory"]["scenario_id"] == odd
+    page = client.get(f"/runs/odd/episodes/{encoded}/0")
+    assert page.status_code == 200 and 'data-page="episode"' in page.text
+    assert client.get(f"/api/runs/odd/episodes/{quote('G1', safe='')}/0").status_code == 404
