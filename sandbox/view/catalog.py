@@ -28,8 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores
+from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
-from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, Manifest, RunStore
+from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, EpisodeKey, Manifest, RunStore
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
 
@@ -89,6 +90,12 @@ class RunRecord:
             return RunScores.model_validate_json((self.path / SCORES).read_bytes())
         except (OSError, ValidationError, ValueError):
             return None
+
+    @cached_property
+    def labels(self) -> dict[EpisodeKey, EpisodeLabel]:
+        """The labels of ``scores.json`` by episode (empty when the run is not scored)."""
+        scores = self.scores
+        return {(lb.task_id, lb.trial): lb for lb in scores.labels} if scores else {}
 
     def store(self) -> RunStore:
         if self.manifest is None:

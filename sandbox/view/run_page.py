@@ -142,9 +142,7 @@ class RunState:
     def label(self, key: EpisodeKey) -> EpisodeLabel | None:
         """The episode's label: from scores.json, else by rules and checks now."""
         if self.record.scores is not None:
-            return next(
-                (lb for lb in self.record.scores.labels if (lb.task_id, lb.trial) == key), None
-            )
+            return self.record.labels.get(key)
         digest = self.index.get(key)
         tasks = self.tasks()
         if digest is None or tasks is None or key[0] not in tasks:
@@ -162,9 +160,7 @@ class RunState:
         expected: list[EpisodeKey] = []
         if rec.manifest is not None:
             expected = [(str(k[0]), int(k[1])) for k in rec.manifest.episodes]
-        labels: dict[EpisodeKey, EpisodeLabel] = {}
-        if rec.scores is not None:
-            labels = {(lb.task_id, lb.trial): lb for lb in rec.scores.labels}
+        labels = rec.labels
         digests = {d.key: d for d in self.index.digests}
         keys = list(dict.fromkeys([*expected, *labels, *digests]))
         running = rec.entry.status == "running"

@@ -419,7 +419,7 @@ function episodesSection(key, rows, state) {
           h("td", {}, done ? h("a", { href: href.episode(key, r.task_id, r.trial) }, r.task_id) : r.task_id),
           h("td", { class: "num" }, r.trial),
           h("td", {}, badge(r.status, "status-" + r.status)),
-          h("td", {}, labelBadge(r.label), r.method ? h("span", { class: "muted small" }, " " + r.method) : null),
+          h("td", {}, r.status === "pending" ? "–" : labelBadge(r.label), r.method ? h("span", { class: "muted small" }, " " + r.method) : null),
           h("td", { class: "reason" }, short(r.reason, 160)),
           h("td", { class: "num" }, r.steps ?? "–"),
           h("td", { class: "num" }, r.cost === null ? "–" : num(r.cost, 4)),
