@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+EXTRAS ?= dev
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)-$(EXTRAS)
 
 AGENT ?= dfsdt
 MODEL ?= noisy-reference
@@ -12,14 +13,16 @@ AGENTS ?= react dfsdt react@4
 RUN ?=
 ARGS ?=
 
-.PHONY: setup test lint format run compare replay eval serve validate bench replays clean
+RUNS ?= runs
+
+.PHONY: setup test lint format run compare replay eval serve view leaderboard validate bench replays clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 test: lint
@@ -51,17 +54,26 @@ eval: setup
 serve: setup
 	$(BIN)/python -m mock_tools serve $(SUITE) $(ARGS)
 
+view: setup
+	$(BIN)/sandbox view $(RUNS) $(ARGS)
+
+leaderboard: setup
+	$(BIN)/sandbox leaderboard --runs-dir $(RUNS) $(ARGS)
+
 validate: setup
 	$(BIN)/python -m mock_tools validate $(ARGS)
 
 bench: setup
 	$(BIN)/python -m bench $(ARGS)
 
-# Regenerate the committed regression fixtures (after a deliberate change of the default suite).
+# Make the regression fixtures again and install those whose behaviour changed (after a deliberate
+# change of an agent, a model or the default suite); unchanged fixtures keep their files as they are.
+REPLAYS_TMP := .cache/replays
 replays: setup
-	rm -rf replays/react-noisy-default replays/dfsdt-noisy-default
-	$(BIN)/sandbox run --suite scenarios/default --agent react --model noisy-reference:0.3 --seed 0 --out replays --run-id react-noisy-default --no-plots
-	$(BIN)/sandbox run --suite scenarios/default --agent dfsdt --model noisy-reference:0.3 --seed 0 --out replays --run-id dfsdt-noisy-default --no-plots
+	rm -rf $(REPLAYS_TMP) && mkdir -p $(REPLAYS_TMP)
+	$(BIN)/sandbox run --suite scenarios/default --agent react --model noisy-reference:0.3 --seed 0 --out $(REPLAYS_TMP) --run-id react-noisy-default --no-plots
+	$(BIN)/sandbox run --suite scenarios/default --agent dfsdt --model noisy-reference:0.3 --seed 0 --out $(REPLAYS_TMP) --run-id dfsdt-noisy-default --no-plots
+	$(BIN)/python -m sandbox.replay.fixtures $(REPLAYS_TMP) replays $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

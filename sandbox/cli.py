@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from sandbox.commands import COMMANDS
@@ -25,16 +26,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        args = build_parser().parse_args(argv)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()
+        return code
     except SandboxError as e:
         print(f"error: {redact(str(e))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted; finished episodes are kept (use --resume to continue)", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _reader_left() -> int:
+    """stdout's reader went away (``sandbox ... | head``): stop quietly, as ``cat`` does.
+
+    Python would otherwise report the failed flush of stdout again at exit; pointing stdout at
+    /dev/null makes that last flush succeed. Everything a run writes to its folder is already
+    on disk by then."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    return 141  # 128 + SIGPIPE, what a shell reports for a writer killed by a closed pipe
 
 
 if __name__ == "__main__":

@@ -67,6 +67,14 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.eval",
         "sandbox.run",
     },
+    "sandbox.view": {
+        "agents",
+        "mock_tools",
+        "sandbox.errors",
+        "sandbox.store",
+        "sandbox.eval",
+        "sandbox.replay",
+    },
 }
 TOP = {"sandbox", "sandbox.cli", "sandbox.__main__", "sandbox.commands"}
 """The command line: may import anything below it."""

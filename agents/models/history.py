@@ -54,6 +54,24 @@ def history_calls(messages: list[Message]) -> list[HistoryCall]:
     return [c for t in assistant_turns(messages) for c in t.calls]
 
 
+def call_results(messages: list[Message]) -> list[tuple[HistoryCall, str | None]]:
+    """Every tool call of the history with the text of the tool message that answered it
+    (matched by call id; None when no tool message answers it)."""
+    answers = {
+        m.get("tool_call_id"): str(m.get("content") or "")
+        for m in messages
+        if m.get("role") == "tool"
+    }
+    out: list[tuple[HistoryCall, str | None]] = []
+    for m in messages:
+        if m.get("role") != "assistant":
+            continue
+        turn = turn_of(m)
+        for tc, call in zip(m.get("tool_calls") or [], turn.calls, strict=True):
+            out.append((call, answers.get(tc.get("id"))))
+    return out
+
+
 def parse_json_object(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text or "{}")

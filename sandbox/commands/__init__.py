@@ -13,4 +13,6 @@ COMMANDS: dict[str, str] = {
     "import": "sandbox.commands.importer",
     "export": "sandbox.commands.export",
     "suite": "sandbox.commands.suite",
+    "view": "sandbox.commands.view",
+    "leaderboard": "sandbox.commands.leaderboard",
 }

@@ -46,8 +46,8 @@ def _flag_kwargs(field: FieldInfo) -> dict[str, Any]:
     if annotation is bool:
         return {"action": argparse.BooleanOptionalAction}
     if annotation in (int, float, str):
-        return {"type": annotation}
-    return {"type": _value}
+        return {"type": annotation, "metavar": "N" if annotation is int else "VALUE"}
+    return {"type": _value, "metavar": "JSON"}
 
 
 def _value(text: str) -> Any:

@@ -60,7 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cache)
 
     p = kinds.add_parser("tooleyes", help="ToolEyes' data folder (Tool_Library, Test_Data).")
-    p.add_argument("root", type=Path, metavar="DIR")
+    p.add_argument(
+        "root",
+        type=Path,
+        metavar="DIR",
+        help="ToolEyes' folder holding Tool_Library and Test_Data (or its Tool_Library)",
+    )
     _common(p)
     p.set_defaults(handler=_tooleyes)
 

@@ -49,7 +49,11 @@ def register(subparsers: Any) -> None:
         description="Run an agent with a model on a suite; writes runs/<run-id>/.",
     )
     add_run_options(parser)
-    parser.add_argument("--agent", default=DEFAULT_AGENT, help="react | dfsdt | react@N")
+    parser.add_argument(
+        "--agent",
+        default=DEFAULT_AGENT,
+        help=f"react | dfsdt | react@N (default {DEFAULT_AGENT}; `make run` passes dfsdt)",
+    )
     parser.add_argument("--run-id", default=None, help="fixed run id (default: generated)")
     parser.add_argument(
         "--resume", metavar="RUN", default=None, help="continue the run in this folder"
@@ -66,19 +70,30 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="alias from models.yaml (qwen-7b, gpt-4o-mini, reference, noisy-reference[:RATE]) "
         "or openai:<model>@<base_url>",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the offline models and fault draws (default 0)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help=f"episodes run at once (default {DEFAULT_CONCURRENCY})",
+    )
     parser.add_argument("--trials", type=int, default=1, help="episodes per task")
     parser.add_argument(
         "--tasks", action="append", default=[], help="task ids or globs (repeat or comma-separate)"
     )
-    budget = parser.add_argument_group("budget")
-    budget.add_argument("--max-model-calls", type=int, default=None)
-    budget.add_argument("--max-tool-calls", type=int, default=None)
-    budget.add_argument("--max-tokens", type=int, default=None)
-    budget.add_argument("--max-seconds", type=float, default=None)
+    budget = parser.add_argument_group(
+        "budget", "per episode; running out ends it as budget_exhausted"
+    )
     budget.add_argument(
-        "--max-cost", type=float, default=None, metavar="USD", help="cost of one episode"
+        "--max-model-calls", type=int, default=None, help="model calls (default 200, ToolBench's)"
+    )
+    budget.add_argument("--max-tool-calls", type=int, default=None, help="tool calls")
+    budget.add_argument("--max-tokens", type=int, default=None, help="prompt + completion tokens")
+    budget.add_argument("--max-seconds", type=float, default=None, help="wall-clock seconds")
+    budget.add_argument(
+        "--max-cost", type=float, default=None, metavar="USD", help="model cost of one episode"
     )
     budget.add_argument(
         "--max-run-cost",
@@ -107,9 +122,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="SQLite cache of a remote model's answers: a re-run makes no repeated call",
     )
-    parser.add_argument("--out", default=DEFAULT_OUT, help="folder for run folders")
+    parser.add_argument(
+        "--out", default=DEFAULT_OUT, help=f"folder for run folders (default {DEFAULT_OUT}/)"
+    )
     tools = parser.add_argument_group("tools")
-    tools.add_argument("--tools-url", default=None, help="a running mock_tools server")
+    tools.add_argument(
+        "--tools-url",
+        default=None,
+        help="base URL of a running mock_tools server (default: in process); every episode "
+        "sends its own X-Sandbox-Session, so its occurrence counts are its own",
+    )
     tools.add_argument(
         "--miss-policy",
         default="error",
@@ -129,8 +151,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="where simulated/upstream responses are kept (default: the suite's overlay.sqlite)",
     )
     tools.add_argument("--upstream-url", default=None, help="real API for --miss-policy upstream")
-    tools.add_argument("--fault-rate", type=float, default=None)
-    tools.add_argument("--fault-seed", type=int, default=None)
+    tools.add_argument(
+        "--fault-rate", type=float, default=None, help="share of tool calls that meet a fault (0-1)"
+    )
+    tools.add_argument(
+        "--fault-seed", type=int, default=None, help="seed of the fault draws (default: --seed)"
+    )
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots of the report")
 

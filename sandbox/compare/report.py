@@ -11,19 +11,25 @@ from sandbox.compare.comparison import Comparison
 from sandbox.eval.plots import plot_cost_vs_pass, plot_rates
 from sandbox.eval.report import rate_text
 
-__all__ = ["render_comparison_markdown", "write_comparison_report"]
+__all__ = ["differing_tasks_markdown", "render_comparison_markdown", "write_comparison_report"]
 
 
 def render_comparison_markdown(comparison: Comparison) -> str:
-    lines = [f"# Comparison {comparison.id}", ""]
-    lines.append(f"Suite `{comparison.suite}` ({comparison.suite_fingerprint[:19]})")
+    about = f"Suite `{comparison.suite}` (`{comparison.suite_fingerprint[:19]}`)"
     if comparison.model:
-        lines.append(f", model `{comparison.model}`")
+        about += f", model `{comparison.model}`"
     if comparison.seed is not None:
-        lines.append(f", seed {comparison.seed}")
-    lines.append(f", protocol `{comparison.protocol}`")
+        about += f", seed {comparison.seed}"
+    about += f", protocol `{comparison.protocol}`"
+    lines = [f"# Comparison {comparison.id}", "", about + "."]
     for warning in comparison.warnings:
         lines += ["", f"**Warning:** {warning}"]
+    if comparison.path:
+        lines += [
+            "",
+            f"Browse the runs side by side: `sandbox view {comparison.path}`; rank them with "
+            f"`sandbox leaderboard {comparison.path}`.",
+        ]
     lines += ["", "## Pass rate and cost", ""]
     groups = comparison.groups
     header = ["agent", "n", "pass rate (95% CI)", *groups, "model calls/ep", "tool calls/ep"]
@@ -73,7 +79,31 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         lines.append("|---|---|---|---|---|---|")
         for p in comparison.paired:
             lines.append(f"| {p.a} | {p.b} | {p.n} | {p.only_a} | {p.only_b} | {p.p_value:.3g} |")
+    lines += differing_tasks_markdown(comparison)
     return "\n".join(lines) + "\n"
+
+
+def differing_tasks_markdown(comparison: Comparison) -> list[str]:
+    """The episodes whose label is not the same for every strategy, one row each."""
+    names = [s.agent for s in comparison.strategies]
+    by_agent = {
+        s.agent: {(lb.task_id, lb.trial): lb.label for lb in s.labels}
+        for s in comparison.strategies
+    }
+    keys = list(dict.fromkeys(k for s in comparison.strategies for k in by_agent[s.agent]))
+    rows = []
+    for key in keys:
+        labels = [by_agent[n].get(key, "missing") for n in names]
+        if len(set(labels)) > 1:
+            rows.append(f"| {key[0]} | {key[1]} | " + " | ".join(labels) + " |")
+    if not keys:
+        return []
+    lines = ["", "## Tasks where the strategies differ", ""]
+    if not rows:
+        return [*lines, f"None: every strategy got the same label on all {len(keys)} episodes."]
+    lines.append("| task | trial | " + " | ".join(names) + " |")
+    lines.append("|---|---:|" + "---|" * len(names))
+    return [*lines, *rows, "", f"{len(rows)} of {len(keys)} episodes differ."]
 
 
 def write_comparison_report(comparison: Comparison, *, plots: bool = True) -> list[Path]:

@@ -1,14 +1,16 @@
 """Writing a run's scores: ``scores.json``, ``report.md``, PNG plots, and a terminal table.
 
 ``scores.json`` is stable: keys sorted, floats rounded to 6 decimals, no timestamps or paths, so
-evaluating the same run twice gives the same bytes.
-May import ``eval`` modules only.
+evaluating the same run twice gives the same bytes. ``report.md`` adds each episode's final
+answer (read through ``sandbox.store.EpisodeIndex``) and the command that opens the run in the
+viewer. May import ``eval`` modules and ``sandbox.store``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from sandbox.eval.evaluate import RunScores
 from sandbox.eval.pass_rate import PassSummary
 from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile
 from sandbox.eval.stats import Interval
+from sandbox.store import EpisodeIndex, EpisodeKey
 
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.md"
@@ -80,7 +83,22 @@ def _cost_axis(scores: RunScores) -> tuple[float, str]:
     return u.tokens / per, "tokens per episode"
 
 
-def render_markdown(scores: RunScores) -> str:
+def _cell(text: str, limit: int) -> str:
+    """Text for one markdown table cell: one line, pipes escaped, at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return flat.replace("|", "\\|")
+
+
+def render_markdown(
+    scores: RunScores,
+    *,
+    answers: Mapping[EpisodeKey, str | None] | None = None,
+    view_command: str | None = None,
+) -> str:
+    """The report for people. ``answers`` adds each episode's final answer to the episode table;
+    ``view_command`` is the command line that opens this run in the viewer."""
     p = scores.pass_rate
     out = [
         f"# Run {scores.run_id}",
@@ -90,6 +108,10 @@ def render_markdown(scores: RunScores) -> str:
         f"model **{scores.model}**; {scores.tasks} tasks x {scores.trials} trial(s) = "
         f"{scores.episodes} episodes. Protocol **{scores.protocol}**. Intervals are 95% seeded "
         "bootstrap intervals over tasks.",
+    ]
+    if view_command:
+        out += ["", f"Browse its episodes, trees and scores: `{view_command}`"]
+    out += [
         "",
         "## Pass rate",
         "",
@@ -207,13 +229,15 @@ def render_markdown(scores: RunScores) -> str:
         "",
         "## Episodes",
         "",
-        "| task | trial | status | label | method | reason |",
-        "|---|---:|---|---|---|---|",
+        "| task | trial | status | label | method | reason | final answer |",
+        "|---|---:|---|---|---|---|---|",
     ]
     for lb in scores.labels:
-        reason = lb.reason.replace("|", "\\|").replace("\n", " ")[:160]
+        answer = (answers or {}).get((lb.task_id, lb.trial))
+        shown = "" if answer is None else _cell(answer, 240) or "(empty)"
         out.append(
-            f"| {lb.task_id} | {lb.trial} | {lb.status} | {lb.label} | {lb.method} | {reason} |"
+            f"| {lb.task_id} | {lb.trial} | {lb.status} | {lb.label} | {lb.method} | "
+            f"{_cell(lb.reason, 240)} | {shown} |"
         )
     return "\n".join(out) + "\n"
 
@@ -227,7 +251,9 @@ def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) 
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     _write_atomic(written[0], scores_json(scores))
-    _write_atomic(written[1], render_markdown(scores))
+    answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
+    markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
+    _write_atomic(written[1], markdown)
     if not plots:
         return written
     p = scores.pass_rate

@@ -3,8 +3,11 @@
 ``Tool_Library/<Category>/<Subcategory>/config_gpt4.json`` is a list of OpenAI function schemas;
 each subcategory file becomes one tool (named after the subcategory, category from the parent
 folder), each function one API. ``Test_Data/scenario_data_raw.json`` (``query``, ``path``,
-``scenario``), when present, gives one task per query offering the APIs of the tool its ``path``
-names; ToolEyes ships no gold answers, so these tasks have no reference.
+``scenario``) gives one task per query offering the APIs of the tool its ``path`` names; ToolEyes
+ships no gold answers, so these tasks have no reference. The root is ToolEyes' folder (holding
+``Tool_Library`` and ``Test_Data``) or its ``Tool_Library`` itself, whose sibling ``Test_Data`` is
+then used. A suite without tasks cannot be run, so an import that finds no task is an error
+that says why, and writes nothing.
 """
 
 from __future__ import annotations
@@ -83,7 +86,18 @@ def import_tooleyes(root: Path, out: Path, name: str | None = None) -> ImportSum
             ToolSpec(name=tool_name, category=category, apis=list(apis.values()))
         )
     catalog = {t.name: t for specs in tools.values() for t in specs}
-    tasks = _scenario_tasks(root / SCENARIOS, by_path, catalog, summary)
+    queries = next(
+        (b / SCENARIOS for b in (root, library.parent) if (b / SCENARIOS).is_file()), None
+    )
+    if queries is None:
+        raise SandboxError(
+            f"{root}: no {SCENARIOS} here or beside {library}: the tasks are ToolEyes' queries; "
+            "give the ToolEyes folder that holds both Tool_Library and Test_Data"
+        )
+    tasks = _scenario_tasks(queries, by_path, catalog, summary)
+    if not any(tasks.values()):
+        reasons = "; ".join(list(dict.fromkeys(s.reason for s in summary.skipped))[:3])
+        raise SandboxError(f"{queries}: no usable query, so no task ({reasons or 'no queries'})")
     meta = SuiteMeta(name=name or out.name, description=f"Imported from ToolEyes: {root}")
     summary.read = {
         "files": len(files),

@@ -6,6 +6,7 @@ replay, fork, evaluation and the importers read them. Below ``run``, ``models``,
 """
 
 from sandbox.store.config import RunConfig
+from sandbox.store.episode_index import EpisodeDigest, EpisodeIndex
 from sandbox.store.manifest import EpisodeKey, Manifest, RunStatus, SuiteInfo, make_run_id
 from sandbox.store.run_store import (
     MANIFEST,
@@ -20,6 +21,8 @@ __all__ = [
     "MANIFEST",
     "SCORES",
     "TRAJECTORIES",
+    "EpisodeDigest",
+    "EpisodeIndex",
     "EpisodeKey",
     "Manifest",
     "RunConfig",

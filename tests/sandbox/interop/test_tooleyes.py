@@ -4,9 +4,11 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from appcheck import call_every_api
 
 from mock_tools.suite import load_suite
+from sandbox.errors import SandboxError
 from sandbox.interop.tooleyes import import_tooleyes
 
 
@@ -56,3 +58,29 @@ def test_real_tool_library(shared_data: Path, tmp_path: Path) -> None:
     assert len(suite.apis) == 757
     assert len(suite.tasks) == 382
     assert asyncio.run(call_every_api(suite)) == {"miss": 757}
+
+
+def _library(root: Path, queries: list[dict] | None) -> None:
+    lib = root / "Tool_Library" / "Weather" / "openweather"
+    lib.mkdir(parents=True)
+    (lib / "config_gpt4.json").write_text(json.dumps([_fn("current")]), encoding="utf-8")
+    if queries is not None:
+        (root / "Test_Data").mkdir()
+        (root / "Test_Data" / "scenario_data_raw.json").write_text(json.dumps(queries))
+
+
+def test_the_tool_library_folder_finds_the_queries_beside_it(tmp_path: Path) -> None:
+    query = {"query": "Weather?", "path": "Tool_Library/Weather/openweather", "scenario": "IS"}
+    _library(tmp_path / "te", [query])
+    summary = import_tooleyes(tmp_path / "te" / "Tool_Library", tmp_path / "suite")
+    assert summary.written["tasks"] == 1 and len(load_suite(tmp_path / "suite").tasks) == 1
+
+
+def test_an_import_without_tasks_is_an_error_and_writes_nothing(tmp_path: Path) -> None:
+    _library(tmp_path / "alone", None)
+    with pytest.raises(SandboxError, match="Test_Data/scenario_data_raw.json"):
+        import_tooleyes(tmp_path / "alone" / "Tool_Library", tmp_path / "s1")
+    _library(tmp_path / "te", [{"query": "Q", "path": "Tool_Library/Nope/nope"}])
+    with pytest.raises(SandboxError, match="no usable query.*unknown tool"):
+        import_tooleyes(tmp_path / "te", tmp_path / "s2")
+    assert not (tmp_path / "s1").exists() and not (tmp_path / "s2").exists()

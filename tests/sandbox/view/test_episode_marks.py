@@ -1,0 +1,89 @@
+"""How the episode page marks a search tree: the answer path, pruned branches, give-ups, depth
+cuts, a budget cut, and ReAct@N's chains; hand-built trees, so each mark has one reason."""
+
+from __future__ import annotations
+
+from agents.trajectory import Component, FinishCall, Node, NodeKind, Status, Trajectory
+from sandbox.view.episode_page import first_difference, node_marks
+
+
+def node(i: int, parent: int | None, kind: NodeKind = "action", content: str = "") -> Node:
+    finish = None
+    if kind == "finish":
+        finish = FinishCall(return_type="give_answer", final_answer="42")
+    elif kind == "give_up":
+        finish = FinishCall(return_type="give_up_and_restart")
+    return Node(id=i, parent=parent, kind=kind, finish=finish, content=content)
+
+
+def tree(nodes: list[Node], path: list[int], status: Status = Status.answered) -> Trajectory:
+    return Trajectory(
+        scenario_id="t",
+        agent=Component(name="dfsdt"),
+        model=Component(name="m"),
+        status=status,
+        nodes=nodes,
+        chosen_path=path,
+    )
+
+
+def test_a_dfsdt_tree_marks_path_pruned_give_up_and_depth_cut() -> None:
+    #        0
+    #      /   \
+    #     1     4
+    #    / \     \
+    #   2   3     5 (finish)
+    # 2 gives up, 3 is a leaf the depth limit stopped
+    nodes = [
+        node(0, None),
+        node(1, 0),
+        node(2, 1, "give_up"),
+        node(3, 1),
+        node(4, 0),
+        node(5, 4, "finish"),
+    ]
+    marks = {m.id: m for m in node_marks(tree(nodes, [0, 4, 5]))}
+    assert [i for i, m in marks.items() if m.on_path] == [0, 4, 5]
+    assert [i for i, m in marks.items() if m.pruned] == [1, 2, 3]
+    assert [i for i, m in marks.items() if m.give_up] == [2]
+    assert [i for i, m in marks.items() if m.depth_cut] == [3]
+    assert not any(m.budget_cut for m in marks.values())
+    assert marks[0].children == [1, 4] and marks[1].children == [2, 3]
+    assert {m.chain for m in marks.values()} == {0}
+
+
+def test_the_last_leaf_of_an_episode_a_budget_ended_is_a_budget_cut() -> None:
+    nodes = [node(0, None), node(1, 0), node(2, 0)]
+    t = tree(nodes, [0, 2], Status.budget_exhausted)
+    marks = {m.id: m for m in node_marks(t)}
+    assert marks[2].budget_cut and not marks[2].depth_cut
+    assert marks[1].depth_cut  # the search went on after it
+
+
+def test_react_at_n_chains_are_root_level_branches() -> None:
+    nodes = [
+        node(0, None),
+        node(1, 0, "give_up"),
+        node(2, None),
+        node(3, 2, "give_up"),
+        node(4, None),
+        node(5, 4, "finish"),
+    ]
+    marks = node_marks(tree(nodes, [4, 5]))
+    assert [m.chain for m in marks] == [0, 0, 1, 1, 2, 2]
+    assert [m.id for m in marks if m.pruned] == [0, 1, 2, 3]
+
+
+def test_without_a_chosen_path_nothing_is_pruned() -> None:
+    marks = node_marks(tree([node(0, None), node(1, 0, "error")], [], Status.error))
+    assert not any(m.pruned or m.on_path for m in marks)
+    assert not any(m.depth_cut for m in marks)  # an error node is not a depth cut
+
+
+def test_first_difference_names_the_step() -> None:
+    a = tree([node(0, None, content="look"), node(1, 0, "finish")], [0, 1])
+    b = tree([node(0, None, content="look"), node(1, 0, content="again")], [0, 1])
+    assert first_difference(a, a) is None
+    diff = first_difference(a, b)
+    assert diff is not None and diff.node == 1 and diff.field == "kind"
+    assert "node 1" in diff.text

@@ -1,0 +1,274 @@
+"""The viewer in a real browser: Debian's Chromium driven by Playwright, against the viewer served
+by uvicorn on 127.0.0.1 and against a static export opened from the file system.
+
+Each test opens pages of runs made in the test, checks what a user sees (the rows, the tree's
+nodes, a node's observation after a click, the final answer, the runs side by side), that the
+page logged no console error, and saves a screenshot in its tmp dir. They skip, saying why, when
+Playwright (the ``browser`` extra) or Chromium is missing; ``.ci/run`` installs both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TASKS, TREE_TASK, ViewRuns, running_copy
+
+from sandbox.view.app import create_app
+from sandbox.view.export import export_static
+from sandbox.view.viewer import Viewer
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="Playwright is not installed: pip install -e '.[browser]' (the browser extra)",
+)
+CHROMIUM = os.environ.get("SANDBOX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).is_file():
+    pytest.skip(
+        f"Chromium not found at {CHROMIUM}: apt-get install chromium (or set SANDBOX_CHROMIUM)",
+        allow_module_level=True,
+    )
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class Served:
+    """The viewer of a folder on a free port of 127.0.0.1, in a thread."""
+
+    def __init__(self, root: Path) -> None:
+        import uvicorn
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(create_app(root), log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]})
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the viewer did not start")
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
+        context = pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def served(view_runs: ViewRuns) -> Iterator[Served]:
+    server = Served(view_runs.root)
+    yield server
+    server.close()
+
+
+class Page:
+    """A fresh tab that records console errors and failed requests."""
+
+    def __init__(self, context: Any) -> None:
+        self.page = context.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+
+    def open(self, url: str, ready: str) -> Any:
+        self.page.goto(url)
+        self.page.wait_for_selector(ready, timeout=10_000)
+        return self.page
+
+    def done(self, shot: Path) -> None:
+        self.page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 5000
+        assert self.errors == []
+        self.page.close()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Page]:
+    page = Page(browser)
+    yield page
+    if not page.page.is_closed():
+        page.page.close()
+
+
+def test_the_runs_page_lists_the_runs_and_filters(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    page = tab.open(served.url + "/", "#runs tr.run-row")
+    keys = page.locator("#runs tr.run-row").evaluate_all("rows => rows.map(r => r.dataset.key)")
+    assert sorted(keys) == sorted([view_runs.dfsdt, view_runs.react, view_runs.reference])
+    assert "100.0%" in page.locator(f'tr[data-key="{view_runs.reference}"]').inner_text()
+    page.fill("#run-filter", "dfsdt")
+    assert page.locator("#runs tr.run-row").count() == 1
+    page.click(f'tr[data-key="{view_runs.dfsdt}"] a.run-link')
+    page.wait_for_selector("#episode-table tr.episode-row")
+    assert page.url.endswith(f"/runs/{view_runs.dfsdt}")
+    tab.done(tmp_path / "runs.png")
+
+
+def test_a_run_page_shows_scores_plots_and_filters_episodes(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    page = tab.open(f"{served.url}/runs/{view_runs.react}", "#episode-table tr.episode-row")
+    assert "Pass rate 75.0%" in page.inner_text("#pass-rate")
+    assert page.locator("#episode-table tr.episode-row").count() == len(TASKS)
+    page.click('button[data-filter="gave_up"]')
+    shown = page.locator("#episode-table tr.episode-row")
+    gave_up = [t for t in view_runs.trajectories(view_runs.react) if t["status"] == "gave_up"]
+    assert shown.count() == len(gave_up) >= 1
+    assert sorted(shown.evaluate_all("rows => rows.map(r => r.dataset.task)")) == sorted(
+        t["scenario_id"] for t in gave_up
+    )
+    tab.done(tmp_path / "run.png")
+
+    tab2 = Page(tab.page.context)
+    plots = tab2.open(f"{served.url}/runs/{view_runs.dfsdt}", "#plots img")
+    plots.wait_for_function("[...document.querySelectorAll('#plots img')].every(i => i.complete)")
+    widths = plots.locator("#plots img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert len(widths) == 3 and all(w > 100 for w in widths)
+    tab2.done(tmp_path / "run-plots.png")
+
+
+def test_a_dfsdt_episode_shows_its_tree_and_a_nodes_observation_on_click(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    traj = next(t for t in view_runs.trajectories(view_runs.dfsdt) if t["scenario_id"] == TREE_TASK)
+    url = f"{served.url}/runs/{view_runs.dfsdt}/episodes/{TREE_TASK}/0"
+    page = tab.open(url, "#tree .tree-node")
+    ids = page.locator("#tree .tree-node").evaluate_all("g => g.map(n => +n.dataset.node)")
+    assert ids == [n["id"] for n in traj["nodes"]]  # every node, in expansion order
+    on_path = page.locator("#tree .tree-node.on-path").evaluate_all(
+        "g => g.map(n => +n.dataset.node)"
+    )
+    assert on_path == traj["chosen_path"]
+    give_ups = [n["id"] for n in traj["nodes"] if n["kind"] == "give_up"]
+    assert page.locator("#tree .tree-node.give-up").count() == len(give_ups) >= 1
+    assert page.locator("#tree .tree-node.pruned").count() == len(traj["nodes"]) - len(on_path)
+    assert page.locator("#tree .tree-node.depth-cut").count() >= 1
+    assert page.inner_text("#final-answer") == traj["final_answer"]
+    assert "solved" in page.inner_text("#label")
+
+    # a pruned node that failed: its observation shows in the detail panel on click
+    node = next(
+        n
+        for n in traj["nodes"]
+        if n["id"] not in traj["chosen_path"]
+        and n["calls"]
+        and not n["calls"][0]["observation"]["ok"]
+    )
+    error = json.loads(node["calls"][0]["observation"]["content"])["error"]
+    page.click(f"#tree-node-{node['id']}")
+    detail = page.locator("#node-detail")
+    assert f"Step {node['id']}" in detail.inner_text() and error in detail.inner_text()
+    assert "pruned" in detail.inner_text()
+    assert page.locator(f"#tree-node-{node['id']}.selected").count() == 1
+    tab.done(tmp_path / "episode-tree.png")
+
+
+def test_compare_shows_the_tasks_where_runs_differ(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    url = f"{served.url}/compare?runs={view_runs.react},{view_runs.dfsdt}"
+    page = tab.open(url, "#compare-table")
+    labels = {
+        k: {lb["task_id"]: lb["label"] for lb in view_runs.scores(k)["labels"]}
+        for k in (view_runs.react, view_runs.dfsdt)
+    }
+    differing = page.locator("tr.compare-row").evaluate_all("rows => rows.map(r => r.dataset.task)")
+    assert TREE_TASK in differing
+    assert labels[view_runs.react][TREE_TASK] != labels[view_runs.dfsdt][TREE_TASK]
+    row = page.locator(f'tr.compare-row[data-task="{TREE_TASK}"]')
+    assert "win" in row.inner_text() and "first difference at step" in row.inner_text()
+    assert "against" in page.inner_text("#tallies")
+    page.uncheck("#only-differing")
+    assert page.locator("tr.compare-row").count() == len(TASKS)
+    tab.done(tmp_path / "compare.png")
+
+
+def test_the_leaderboard_page_and_its_reference(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    page = tab.open(f"{served.url}/leaderboard", "tr.board-row")
+    assert page.locator("tr.board-row").count() == 3
+    page.select_option("#reference", view_runs.reference)
+    page.wait_for_url(f"**/leaderboard?reference={view_runs.reference}")
+    page.wait_for_selector("tr.board-row .badge.reference")
+    assert "W/L/T" in page.inner_text("table.leaderboard")
+    tab.done(tmp_path / "leaderboard.png")
+
+
+def test_a_run_in_progress_updates_as_episodes_finish(
+    view_runs: ViewRuns, browser: Any, tmp_path: Path
+) -> None:
+    run, lines = running_copy(view_runs, view_runs.react, tmp_path / "runs", "going")
+    (run / "trajectories.jsonl").write_text(lines[0])
+    server = Served(tmp_path / "runs")
+    try:
+        tab = Page(browser)
+        page = tab.open(f"{server.url}/runs/going", "#episode-table tr.episode-row")
+        linked = "#episode-table tr.episode-row td:first-child a"
+        assert page.locator(linked).count() == 1  # one finished, three pending
+        with (run / "trajectories.jsonl").open("a") as fh:
+            fh.write(lines[1])
+        page.wait_for_function(
+            f"document.querySelectorAll('{linked}').length === 2", timeout=10_000
+        )
+        assert "live" in page.inner_text("#live-status")
+        tab.done(tmp_path / "live.png")
+    finally:
+        server.close()
+
+
+def test_a_static_export_opens_from_the_file_system(
+    view_runs: ViewRuns, browser: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    summary = export_static(Viewer(view_runs.root), [], out)
+    assert summary.runs == 3 and summary.episodes == 3 * len(TASKS)
+    tab = Page(browser)
+    page = tab.open((out / "index.html").as_uri(), "#runs tr.run-row")
+    assert page.locator("#runs tr.run-row").count() == 3
+    page.click(f'tr[data-key="{view_runs.dfsdt}"] a.run-link')
+    page.wait_for_selector("#episode-table tr.episode-row")
+    page.click(f'tr.episode-row[data-task="{TREE_TASK}"] a')
+    page.wait_for_selector("#tree .tree-node")
+    assert page.url.startswith("file://") and page.url.endswith(f"/{TREE_TASK}/0.html")
+    traj = next(t for t in view_runs.trajectories(view_runs.dfsdt) if t["scenario_id"] == TREE_TASK)
+    assert page.locator("#tree .tree-node").count() == len(traj["nodes"])
+    assert page.inner_text("#final-answer") == traj["final_answer"]
+    page.click("#run-link")
+    page.wait_for_selector("#plots img")
+    tab.done(tmp_path / "export.png")
+    for name in ("leaderboard.html", "compare.html"):
+        other = Page(browser)
+        other.open((out / name).as_uri(), "table.grid")
+        other.done(tmp_path / f"export-{name}.png")
