@@ -76,6 +76,10 @@ class Miss:
     """Canonical arguments."""
     occurrence: int
     store: RecordingStore
+    scenario: str | None = None
+    """The caller's scenario (task id), when it named one."""
+    scope: str = ""
+    """The caller's occurrence scope (an episode or session)."""
 
 
 @dataclass(frozen=True)

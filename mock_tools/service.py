@@ -1,20 +1,24 @@
 """The mock tool service: lookup, occurrences, faults, miss policy and provenance; no protocol.
 
 ``MockToolService.handle(tool, api, args, ctx)`` is the whole call path every transport shares
-(the HTTP routes of ``mock_tools.http_app`` today, MCP next): resolve the names, canonicalise and
+(the HTTP routes of ``mock_tools.http_app``, the MCP tools of ``mock_tools.mcp_server``): resolve
+the names, canonicalise and
 validate the arguments, decide an injected fault, count the occurrence, look the call up, and on
 a miss ask the miss policy (``mock_tools.miss``), recording what it produced when it says so.
 Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
-Every outcome is counted in ``stats``. May import the suite, store, canonical, faults, names and
-miss modules; never FastAPI or a transport.
+Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
+(the miss policy by name, faults, a recording file). May import the suite, store, canonical,
+faults, names and miss modules; never FastAPI or a transport.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -23,14 +27,22 @@ from jsonschema.validators import validator_for
 
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError
-from mock_tools.faults import FaultPlan, decide_fault, fault_reply
-from mock_tools.miss import ErrorPolicy, Miss, MissPolicy
+from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
+from mock_tools.miss import (
+    DEFAULT_NEAREST_THRESHOLD,
+    ErrorPolicy,
+    Miss,
+    MissPolicy,
+    Simulator,
+    Upstream,
+    build_miss_policy,
+)
 from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
 from mock_tools.names import NameResolver
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
 
-__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats"]
+__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats", "create_service"]
 
 _MAX_VIOLATIONS = 50
 _VALID_MEMO_SIZE = 100_000
@@ -56,6 +68,21 @@ class CallContext:
     scenario: str | None = None
     scope: str = ""
     faults: FaultConfig | None = None
+
+    @classmethod
+    def parse(
+        cls, scenario: str | None, scope: str, faults: str | Mapping[str, Any] | None
+    ) -> CallContext:
+        """A context from what a transport received; ``faults`` is a ``FaultConfig`` as JSON
+        text or an object. A bad fault config is ``Rejected`` (400, ``bad_fault_header``)."""
+        config = None
+        if faults is not None:
+            try:
+                text = faults if isinstance(faults, str) else _json_text(faults)
+                config = parse_fault_header(text)
+            except MockToolsError as e:
+                raise Rejected(400, "bad_fault_header", str(e)) from None
+        return cls(scenario, scope, config)
 
 
 @dataclass
@@ -104,7 +131,7 @@ class MockToolService:
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
-        self.resolver = NameResolver(suite.apis)
+        self.resolver = NameResolver.for_apis(suite.apis)
         self.miss_policy: MissPolicy = miss_policy or ErrorPolicy()
         self.faults = faults or FaultPlan()
         self.writer = writer
@@ -204,9 +231,17 @@ class MockToolService:
         hit = self.store.get(tool, api, key, occurrence)
         if hit is not None:
             return Outcome("hit", hit, occurrence)
-        answer = await self.miss_policy.answer(
-            Miss(tool=tool, api=api, key=key, args=canon, occurrence=occurrence, store=self.store)
+        miss = Miss(
+            tool=tool,
+            api=api,
+            key=key,
+            args=canon,
+            occurrence=occurrence,
+            store=self.store,
+            scenario=ctx.scenario,
+            scope=ctx.scope,
         )
+        answer = await self.miss_policy.answer(miss)
         if answer is None:
             msg = f"no recording for {tool}/{api} with arguments {key}"
             return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
@@ -259,3 +294,48 @@ class MockToolService:
         await self.miss_policy.aclose()
         if self.writer is not None:
             self.writer.close()
+
+
+def create_service(
+    suite: Suite,
+    *,
+    miss_policy: str | MissPolicy = "error",
+    fault: FaultConfig | None = None,
+    scenario_faults: Mapping[str, FaultConfig] | None = None,
+    simulator: Simulator | None = None,
+    upstream_url: str | None = None,
+    upstream: Upstream | None = None,
+    record_to: str | Path | None = None,
+    nearest_threshold: float = DEFAULT_NEAREST_THRESHOLD,
+) -> MockToolService:
+    """A service for ``suite`` from settings.
+
+    ``miss_policy`` is a policy object or a name built with ``simulator``, ``upstream`` /
+    ``upstream_url`` or ``nearest_threshold`` (``mock_tools.miss.build_miss_policy``). ``fault``
+    applies to every call; a task's own ``faults`` applies to calls that name the task as their
+    scenario; ``scenario_faults`` overrides both per scenario id. ``record_to`` is the JSONL file
+    that simulated/upstream responses are appended to.
+    """
+    policy = (
+        build_miss_policy(
+            miss_policy,
+            simulator=simulator,
+            upstream=upstream,
+            upstream_url=upstream_url,
+            threshold=nearest_threshold,
+        )
+        if isinstance(miss_policy, str)
+        else miss_policy
+    )
+    per_scenario = {t.id: t.faults for t in suite.tasks if t.faults is not None}
+    per_scenario.update(scenario_faults or {})
+    return MockToolService(
+        suite,
+        miss_policy=policy,
+        faults=FaultPlan(fault, per_scenario),
+        writer=RecordingWriter(record_to) if record_to is not None else None,
+    )
+
+
+def _json_text(value: Mapping[str, Any]) -> str:
+    return json.dumps(dict(value))

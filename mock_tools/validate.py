@@ -2,8 +2,8 @@
 
 A suite passes when it loads (the models check fields and checks' shapes), its API schemas are
 valid JSON Schema, every recording names an existing API and validates against its schema, no two
-recordings claim the same call and occurrence, task ids are unique, every task's offered APIs exist,
-and every reference call is offered, validates and has a recording.
+recordings claim the same call and occurrence, task ids are unique, every task offers APIs and
+they exist, and every reference call is offered, validates and has a recording.
 Imports the suite, store and canonical modules; never the service or HTTP.
 """
 
@@ -131,6 +131,8 @@ def _task_errors(
     errors: list[str] = []
     where = f"tasks: {task.id}"
     offered = {(ref.tool, ref.api) for ref in task.tools}
+    if not offered:
+        errors.append(f"{where}: offers no APIs (tools is empty)")
     for tool, api in sorted(offered):
         if (tool, api) not in suite.apis:
             errors.append(f"{where}: offers {tool}/{api}, which is not in the catalog")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 from sandbox.commands import COMMANDS
@@ -24,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The MCP SDK logs a server's failures with tracebacks; the commands report them in one line.
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -12,4 +12,5 @@ COMMANDS: dict[str, str] = {
     "rescore": "sandbox.commands.rescore",
     "import": "sandbox.commands.importer",
     "export": "sandbox.commands.export",
+    "serve": "sandbox.commands.serve",
 }

@@ -518,7 +518,7 @@ async def run_probe(
     """Ask every question (``model_for(task_id)`` answers it) and score the answers."""
     from agents.errors import ModelError
 
-    resolver = NameResolver(apis.keys())
+    resolver = NameResolver.for_apis(apis)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def ask(item: ProbeItem) -> ProbeResult:

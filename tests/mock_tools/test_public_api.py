@@ -47,13 +47,16 @@ EXPECTED = {
     "canonical_args",
     "canonical_key",
     "create_app",
+    "create_service",
     "decide_fault",
     "function_name",
     "http_app",
     "in_process_client",
     "load_suite",
     "register_miss_policy",
+    "split_function_name",
     "standardize",
+    "unique_function_names",
     "validate_suite",
 }
 
