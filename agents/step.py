@@ -32,7 +32,7 @@ from typing import Any
 from agents.accounting import Accountant, Clock
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
-from agents.errors import ModelError, ReplayDivergence
+from agents.errors import ModelError, ReplayDivergence, ToolEnvError
 from agents.model import Message, Model, ToolCall, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions
 from agents.prompts import DEFAULT_SYSTEM_PROMPT, error_observation, format_feedback
@@ -345,6 +345,13 @@ class Episode:
                 self.accountant.add_tool_call()
                 node.error = f"interrupted during call {call.id}: budget:max_seconds"
                 return Stop(Status.budget_exhausted, "budget:max_seconds")
+            except ToolEnvError as e:
+                self.accountant.add_tool_call()
+                node.error = f"call {call.id} got no answer: {e.kind}: {e}"
+                self.trajectory.errors.append(
+                    ErrorRecord(kind="infra", message=str(e), node=node.id)
+                )
+                return Stop(Status.error, f"tool_error:{e.kind}")
             self.accountant.add_tool_call()
             call.observation = truncate_observation(obs, self.max_observation_chars)
         return None

@@ -1,10 +1,11 @@
 """``run_suite(config)``: run the selected tasks x trials of a suite and store a scored run.
 
 One call does, in order: load the suite, resolve the strategy and the model through their
-registries, probe a remote model (before any folder is written), open the run's tools once
-(``sandbox.tool_envs``), run the episodes with bounded concurrency (each with its own model, tool
-env scope and agent), append each trajectory to the run folder as it finishes, then score the run
-with the evaluator and write its report.
+registries, probe a remote model (before any folder is written), hand the episodes to the run's
+executor (``sandbox.run.executor``: local asyncio with the run's tools opened once, or Ray), which
+runs them with bounded concurrency (each with its own model, tool env scope and agent), append
+each trajectory to the run folder as it comes back, then score the run with the evaluator and
+write its report.
 
 ``resume_run(path)`` continues a run from its folder: finished episodes are kept, episodes that
 ended on an infrastructure or harness error are run again, nothing is duplicated. May import
@@ -33,13 +34,14 @@ from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
 from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models, resolve_model
-from sandbox.run.episode import EpisodePlan, run_episode
+from sandbox.run.batch import EpisodeBatch, OnResult
+from sandbox.run.episode import EpisodePlan
+from sandbox.run.executor import build_executor
 from sandbox.run.progress import RunProgress
 from sandbox.run.tasks import select_tasks
 from sandbox.store import EpisodeKey, Manifest, RunConfig, RunStore, SuiteInfo, make_run_id
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.run_store import needs_rerun
-from sandbox.tool_envs import ToolEnvs, open_tool_envs
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -159,6 +161,7 @@ async def _execute(
     plots: bool = False,
 ) -> RunResult:
     plan = _Plan(config, env)
+    executor = build_executor(config)
     await plan.models.probe()
     if store is None:
         store = _create_store(plan)
@@ -173,17 +176,15 @@ async def _execute(
     todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
     status = "failed"
     try:
-        async with open_tool_envs(config, plan.suite) as tools:
-            progress = RunProgress(
-                len(plan.episodes),
-                title=f"{config.agent} x {config.model}",
-                stream=None if show_progress else _Discard(),
-            )
-            with progress:
-                progress.skip(len(plan.episodes) - len(todo))
-                await _run_episodes(
-                    plan.for_run(store.manifest.run_id), store, tools, todo, progress
-                )
+        progress = RunProgress(
+            len(plan.episodes),
+            title=f"{config.agent} x {config.model}",
+            stream=None if show_progress else _Discard(),
+        )
+        with progress:
+            progress.skip(len(plan.episodes) - len(todo))
+            batch = EpisodeBatch(config, plan.suite, plan.for_run(store.manifest.run_id), todo)
+            await executor.run(batch, _keep(store, progress))
         status = "completed"
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = "interrupted"
@@ -219,18 +220,11 @@ async def _finish(
     )
 
 
-async def _run_episodes(
-    plan: EpisodePlan,
-    store: RunStore,
-    tools: ToolEnvs,
-    todo: list[tuple[Task, int]],
-    progress: RunProgress,
-) -> None:
-    limit = asyncio.Semaphore(store.manifest.config.concurrency)
+def _keep(store: RunStore, progress: RunProgress) -> OnResult:
+    """What the runner does with each finished episode, whatever ran it: append it to the run
+    folder (the only writer), then show it."""
 
-    async def one(task: Task, trial: int) -> None:
-        async with limit:
-            traj = await run_episode(plan, tools, task, trial)
+    def done(task: Task, trial: int, traj: Trajectory) -> None:
         store.append(traj)
         label = label_episode(traj, task)
         progress.record(
@@ -242,12 +236,7 @@ async def _run_episodes(
             tokens=traj.usage.prompt_tokens + traj.usage.completion_tokens,
         )
 
-    jobs = [asyncio.ensure_future(one(task, trial)) for task, trial in todo]
-    try:
-        await asyncio.gather(*jobs)
-    finally:
-        for job in jobs:
-            job.cancel()
+    return done
 
 
 # -- helpers -------------------------------------------------------------------------------------

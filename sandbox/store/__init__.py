@@ -15,6 +15,7 @@ from sandbox.store.run_store import (
     needs_rerun,
     read_trajectories,
 )
+from sandbox.store.selection import select_tasks
 
 __all__ = [
     "MANIFEST",
@@ -29,4 +30,5 @@ __all__ = [
     "make_run_id",
     "needs_rerun",
     "read_trajectories",
+    "select_tasks",
 ]

@@ -76,10 +76,11 @@ class RunStore:
             raise RunError(f"{file}: cannot read the manifest: {e}") from e
         return cls(path, manifest)
 
-    def suite_path(self) -> Path:
-        """The suite folder of the run: as recorded, relative to the run's folders, else to the
-        working directory; ``RunError`` when it is in none of them."""
-        recorded = self.manifest.suite.path or self.manifest.config.suite
+    def suite_path(self, path: str | None = None) -> Path:
+        """The suite folder of the run (or ``path``, another suite its config names, such as
+        ``record_into``): as recorded, relative to the run's folders, else to the working
+        directory; ``RunError`` when it is in none of them."""
+        recorded = path or self.manifest.suite.path or self.manifest.config.suite
         if Path(recorded).is_absolute():
             bases = [Path("/")]
         else:
@@ -87,7 +88,7 @@ class RunStore:
             bases = [here, *here.parents, Path.cwd()]
         for base in bases:
             candidate = base / recorded
-            if (candidate / "suite.yaml").is_file():
+            if (candidate / "suite.yaml").is_file() or candidate.is_file():  # a task file
                 return candidate
         raise RunError(
             f"the suite of run {self.manifest.run_id} is not at {recorded}; "

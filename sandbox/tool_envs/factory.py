@@ -9,11 +9,13 @@ transport         selected by      what it is
 ================  ===============  ==========================================================
 ``in-process``    (default)        ``mock_tools.create_app(suite)`` over ``httpx.ASGITransport``
 ``http``          ``tools_url``    a running mock tool server (``sandbox serve``)
+``mcp``           ``mcp_server``   any MCP server, optionally recorded into a suite
+                                   (``sandbox.tool_envs.mcp``)
 ================  ===============  ==========================================================
 
-Adding a transport (MCP, say) is a module whose ``open`` returns a ``ToolEnvs`` and one
-``register_tool_transport`` line. May import ``sandbox.store.config``, ``sandbox.tool_envs.http``,
-``agents`` and ``mock_tools`` only.
+Adding a transport is a module whose ``open`` returns a ``ToolEnvs`` and one
+``register_tool_transport`` line. May import ``sandbox.store.config``, ``sandbox.tool_envs``
+modules, ``agents`` and ``mock_tools`` only.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from mock_tools import MockToolsError, Suite, Task, create_app, in_process_clien
 from sandbox.errors import ConfigError
 from sandbox.store.config import RunConfig
 from sandbox.tool_envs.http import HttpToolEnv
+from sandbox.tool_envs.mcp import open_mcp
 
 __all__ = [
     "TOOL_TRANSPORTS",
@@ -161,3 +164,4 @@ def _remote(config: RunConfig, suite: Suite) -> HttpToolEnvs:
 
 register_tool_transport(ToolTransport("in-process", _in_process))
 register_tool_transport(ToolTransport("http", _remote, selected_by="tools_url"))
+register_tool_transport(ToolTransport("mcp", open_mcp, selected_by="mcp_server"))
