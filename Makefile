@@ -49,7 +49,7 @@ eval: setup
 	$(BIN)/sandbox eval $(RUN) $(ARGS)
 
 serve: setup
-	$(BIN)/python -m mock_tools serve $(SUITE) $(ARGS)
+	$(BIN)/sandbox serve $(SUITE) $(ARGS)
 
 validate: setup
 	$(BIN)/python -m mock_tools validate $(ARGS)

@@ -6,6 +6,7 @@ Routes
     POST /virtual               StableToolBench-compatible ({category, tool_name, api_name,
                                 tool_input, ...} -> {"error": str, "response": ...})
     GET  /health, /tools, /stats;  POST /reset (occurrence counters)
+    /mcp                        with ``mcp=True``: the MCP transport (``mock_tools.mcp_server``)
 
 Native answers are ``{"ok", "body", "error", "provenance"}`` (plus ``code`` on errors). A recorded
 error (``ok: false``) is the tool's real behaviour and comes with HTTP 200. A **miss** under the

@@ -189,18 +189,26 @@ class RayExecutor:
         queue = deque(batch.todo)
         load = [0] * n
         pending: dict[asyncio.Future[Any], tuple[Task, int, int, Any]] = {}
+
+        def submit() -> None:
+            while queue and len(pending) < config.concurrency:
+                task, trial = queue.popleft()
+                i = min(range(n), key=load.__getitem__)
+                ref = workers[i].run.remote(task.id, trial)
+                pending[asyncio.wrap_future(ref.future())] = (task, trial, i, ref)
+                load[i] += 1
+
         try:
-            while queue or pending:
-                while queue and len(pending) < config.concurrency:
-                    task, trial = queue.popleft()
-                    i = min(range(n), key=load.__getitem__)
-                    ref = workers[i].run.remote(task.id, trial)
-                    pending[asyncio.wrap_future(ref.future())] = (task, trial, i, ref)
-                    load[i] += 1
+            submit()
+            while pending:
                 finished, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                results = []
                 for future in finished:
                     task, trial, i, _ = pending.pop(future)
                     load[i] -= 1
+                    results.append((task, trial, future))
+                submit()  # the workers get their next episodes before the driver writes these
+                for task, trial, future in results:
                     done(task, trial, _trajectory(plan, task, trial, future))
         finally:
             for _, _, _, ref in pending.values():

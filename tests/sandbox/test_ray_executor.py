@@ -17,13 +17,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 ray = pytest.importorskip(
     "ray", reason="the ray extra is not installed (pip install -e '.[ray]'; .ci/run installs it)"
 )
+
+from harness_suite import comparable_scores  # noqa: E402
 
 from sandbox.replay import compare_trajectories  # noqa: E402
 from sandbox.run import run_suite  # noqa: E402
@@ -50,19 +51,6 @@ def cluster() -> Iterator[str]:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
-
-
-def comparable_scores(run: str | Path) -> str:
-    """``scores.json`` without what differs between any two runs: wall times and the run id."""
-
-    def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("wall_seconds", "run_id")}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-
-    return json.dumps(strip(json.loads(Path(run, "scores.json").read_text())))
 
 
 def test_ray_gives_the_local_run_episode_for_episode(cluster, tmp_path: Path) -> None:
