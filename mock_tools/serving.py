@@ -117,8 +117,11 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
 def build_service(options: ServeOptions, *, simulator: Simulator | None = None) -> MockToolService:
     """The service ``serve`` runs: the suite loaded, its miss policy built (``simulator`` is the
     callable the ``simulate`` policy needs), faults and the recording file set."""
+    suite = load_suite(options.suite)
+    if not suite.apis:
+        raise MockToolsError(f"{options.suite} defines no tools to serve (a task file?)")
     return create_service(
-        load_suite(options.suite),
+        suite,
         miss_policy=options.miss_policy,
         fault=options.fault,
         simulator=simulator,

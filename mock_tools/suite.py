@@ -106,6 +106,13 @@ def load_task_file(path: str | Path) -> Suite:
         if isinstance(doc, dict):
             doc = {"id": f"q{i + 1}", **doc}
         tasks.append(_model(Task, doc, file, i))
+    seen: set[str] = set()
+    for i, task in enumerate(tasks):
+        if task.id in seen:
+            raise SuiteError(
+                f"task id {task.id!r} is used twice", file=str(file), field=f"[{i}].id"
+            )
+        seen.add(task.id)
     return Suite(
         meta=SuiteMeta(name=file.stem, description=f"tasks of {file.name}"),
         tools={},

@@ -34,7 +34,15 @@ def test_queries_and_tasks_load_with_default_ids(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", ["just a string", "- {id: x}\n", "- 42\n", "{other: []}\n", "- [unclosed\n"]
+    "content",
+    [
+        "just a string",
+        "- {id: x}\n",
+        "- 42\n",
+        "{other: []}\n",
+        "- [unclosed\n",
+        "[a, {id: q1, query: b}]",
+    ],
 )
 def test_bad_task_files_name_the_file(tmp_path: Path, content: str) -> None:
     file = tmp_path / "bad.yaml"
@@ -47,3 +55,12 @@ def test_validate_requires_tasks_of_a_suite_to_offer_apis(make_suite, base_tasks
     base_tasks[0]["tools"] = []
     report = validate_suite(make_suite(tasks=base_tasks))
     assert any("offers no APIs" in e for e in report.errors)
+
+
+def test_a_task_file_is_not_a_suite_to_serve(tmp_path: Path, capsys) -> None:
+    from mock_tools.__main__ import main
+
+    file = tmp_path / "queries.yaml"
+    file.write_text(yaml.safe_dump(["What is the weather?"]))
+    assert main(["serve", str(file)]) == 1
+    assert "defines no tools to serve" in capsys.readouterr().err
