@@ -52,7 +52,7 @@ eval: setup
 	$(BIN)/sandbox eval $(RUN) $(ARGS)
 
 serve: setup
-	$(BIN)/python -m mock_tools serve $(SUITE) $(ARGS)
+	$(BIN)/sandbox serve $(SUITE) $(ARGS)
 
 view: setup
 	$(BIN)/sandbox view $(RUNS) $(ARGS)

@@ -3,6 +3,7 @@
 AgentsError
 ├── ModelError            the model could not produce a turn (after retries): infrastructure
 │   └── ModelUnreachable  the endpoint does not answer at all (raised by probes)
+├── ToolEnvError          the tools could not answer a call at all: infrastructure
 └── ReplayDivergence      a replay model was asked something its recording does not hold
 Imports nothing.
 """
@@ -30,6 +31,17 @@ class ModelError(AgentsError):
 class ModelUnreachable(ModelError):
     def __init__(self, message: str) -> None:
         super().__init__(message, kind="connection")
+
+
+class ToolEnvError(AgentsError):
+    """A tool environment got no answer for a call (its server is gone, timed out, broke the
+    protocol): an infrastructure failure, never an agent mistake. A tool that answers with an
+    error is an ``Observation``, not this. ``kind``: ``timeout``, ``connection``, ``protocol``...
+    """
+
+    def __init__(self, message: str, *, kind: str = "other") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ReplayDivergence(AgentsError):

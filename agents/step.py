@@ -43,7 +43,7 @@ from agents.accounting import Accountant, Clock
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.depth import node_levels
-from agents.errors import ModelError, ReplayDivergence
+from agents.errors import ModelError, ReplayDivergence, ToolEnvError
 from agents.finish import read_finish
 from agents.model import Message, Model, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
@@ -405,6 +405,13 @@ class Episode:
                 self.accountant.add_tool_call()
                 node.error = f"interrupted during call {call.id}: budget:max_seconds"
                 return Stop(Status.budget_exhausted, "budget:max_seconds")
+            except ToolEnvError as e:
+                self.accountant.add_tool_call()
+                node.error = f"call {call.id} got no answer: {e.kind}: {e}"
+                self.trajectory.errors.append(
+                    ErrorRecord(kind="infra", message=str(e), node=node.id)
+                )
+                return Stop(Status.error, f"tool_error:{e.kind}")
             self.accountant.add_tool_call()
             call.observation = truncate_observation(obs, self.max_observation_chars)
             if obs.infra:

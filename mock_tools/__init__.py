@@ -48,8 +48,14 @@ from mock_tools.models import (
     Task,
     ToolSpec,
 )
-from mock_tools.names import NameResolver, function_name, standardize
-from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
+from mock_tools.names import (
+    NameResolver,
+    function_name,
+    split_function_name,
+    standardize,
+    unique_function_names,
+)
+from mock_tools.service import CallContext, MockToolService, Outcome, Rejected, create_service
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite, load_suite
 from mock_tools.validate import SuiteReport, validate_suite
@@ -97,6 +103,7 @@ __all__ = [
     "canonical_args",
     "canonical_key",
     "create_app",
+    "create_service",
     "decide_fault",
     "function_name",
     "header_value",
@@ -104,6 +111,8 @@ __all__ = [
     "in_process_client",
     "load_suite",
     "register_miss_policy",
+    "split_function_name",
     "standardize",
+    "unique_function_names",
     "validate_suite",
 ]

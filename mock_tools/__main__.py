@@ -1,6 +1,7 @@
-"""Commands: ``serve SUITE`` (uvicorn) and ``validate [SUITE...] [--json]``.
+"""Commands: ``serve SUITE [--mcp | --mcp-stdio]`` and ``validate [SUITE...] [--json]``.
 
-Imports the HTTP app only when serving (start-up of ``validate``).
+``serve`` is ``mock_tools.serving`` (which imports uvicorn, FastAPI and the MCP SDK only when
+serving, for the start-up of ``validate``).
 """
 
 from __future__ import annotations
@@ -9,57 +10,17 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from mock_tools.errors import MockToolsError
-from mock_tools.miss import DEFAULT_NEAREST_THRESHOLD, MISS_POLICIES
-from mock_tools.models import FAULT_KINDS, FaultConfig
+from mock_tools.serving import add_serve_arguments, build_service, serve, serve_options
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m mock_tools", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("serve", help="serve a suite over HTTP with uvicorn")
-    s.add_argument("suite", help="suite folder (holds suite.yaml)")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8765)
-    s.add_argument(
-        "--miss-policy",
-        choices=list(MISS_POLICIES),
-        default="error",
-        help="what a call without a recording gets (simulate: a simulator writes it; "
-        "upstream: forward it; both keep what they got in the overlay)",
-    )
-    s.add_argument(
-        "--simulator",
-        default=None,
-        metavar="NAME",
-        help="for --miss-policy simulate: schema-sim (offline), or with agent-sandbox installed "
-        "any model name (an alias of models.yaml, openai:<model>@<base_url>)",
-    )
-    s.add_argument("--upstream-url", default=None, help="real base URL for --miss-policy upstream")
-    s.add_argument(
-        "--overlay",
-        default=None,
-        metavar="PATH",
-        help="SQLite file keeping responses made on misses (default with simulate and upstream: "
-        "the suite's overlay.sqlite; the suite's own files never change)",
-    )
-    s.add_argument(
-        "--record-to",
-        default=None,
-        help="instead of an overlay, append responses made on misses to this JSONL file",
-    )
-    s.add_argument("--nearest-threshold", type=float, default=DEFAULT_NEAREST_THRESHOLD)
-    s.add_argument("--fault-rate", type=float, default=0.0, help="share of calls that fault")
-    s.add_argument("--fault-seed", type=int, default=0)
-    s.add_argument(
-        "--fault-kinds",
-        default=",".join(FAULT_KINDS),
-        help=f"comma-separated subset of {','.join(FAULT_KINDS)}",
-    )
-    s.add_argument("--log-level", default="info")
+    s = sub.add_parser("serve", help="serve a suite over HTTP with uvicorn (and MCP)")
+    add_serve_arguments(s)
 
     v = sub.add_parser("validate", help="check suites (every suite under ./scenarios by default)")
     v.add_argument("suites", nargs="*", help="suite folders")
@@ -68,37 +29,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from mock_tools.http_app import create_app
-    from mock_tools.miss import build_miss_policy
-    from mock_tools.overlay import OVERLAY_FILE
-    from mock_tools.suite import load_suite
-
-    fault = None
-    if args.fault_rate > 0:
-        kinds = [k.strip() for k in args.fault_kinds.split(",") if k.strip()]
-        try:
-            fault = FaultConfig(rate=args.fault_rate, seed=args.fault_seed, kinds=kinds)
-        except ValueError as e:
-            raise MockToolsError(f"invalid fault settings: {e}") from None
-    policy = build_miss_policy(
-        args.miss_policy,
-        simulator=args.simulator,
-        upstream_url=args.upstream_url,
-        threshold=args.nearest_threshold,
-    )
-    overlay = args.overlay
-    if overlay is None and policy.records and args.record_to is None:
-        overlay = str(Path(args.suite) / OVERLAY_FILE)
-    app = create_app(
-        load_suite(args.suite),
-        miss_policy=policy,
-        fault=fault,
-        record_to=args.record_to,
-        overlay=overlay,
-    )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    options = serve_options(args)
+    serve(build_service(options), options)
     return 0
 
 

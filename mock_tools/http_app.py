@@ -6,6 +6,7 @@ Routes
     POST /virtual               StableToolBench-compatible ({category, tool_name, api_name,
                                 tool_input, ...} -> {"error": str, "response": ...})
     GET  /health, /tools, /stats;  POST /reset (occurrence counters)
+    /mcp                        with ``mcp=True``: the MCP transport (``mock_tools.mcp_server``)
 
 Native answers are ``{"ok", "body", "error", "provenance"}`` (plus ``code`` on errors). A recorded
 error (``ok: false``) is the tool's real behaviour and comes with HTTP 200. A **miss** under the
@@ -42,14 +43,11 @@ from fastapi import FastAPI, Request
 from fastapi import Response as HTTPResponse
 from fastapi.openapi.utils import get_openapi
 
-from mock_tools.errors import MockToolsError
-from mock_tools.faults import parse_fault_header
-from mock_tools.miss import (
-    MissPolicy,
-)
+from mock_tools.miss import MissPolicy
 from mock_tools.models import FaultConfig, Response
 from mock_tools.names import function_name, standardize
 from mock_tools.overlay import OverlayStore
+from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
 from mock_tools.service import CallContext, MockToolService, Outcome, Rejected, create_service
 from mock_tools.suite import Suite
 
@@ -123,43 +121,18 @@ def _header(request: Request, name: str) -> str | None:
 def _context(request: Request) -> CallContext:
     h = request.headers
     scenario = _header(request, SCENARIO_HEADER)
-    faults = None
-    if FAULTS_HEADER in h:
-        try:
-            faults = parse_fault_header(h[FAULTS_HEADER])
-        except MockToolsError as e:
-            raise Rejected(400, "bad_fault_header", str(e)) from None
-    return CallContext(
-        scenario,
-        _header(request, SESSION_HEADER) or scenario or "",
-        faults,
-        _header(request, RECORDINGS_HEADER),
+    scope = _header(request, SESSION_HEADER) or scenario or ""
+    return CallContext.parse(
+        scenario, scope, h.get(FAULTS_HEADER), _header(request, RECORDINGS_HEADER)
     )
 
 
 def _reply(
     payload: Any, status: int, provenance: str, extra: Mapping[str, str] | None = None
 ) -> HTTPResponse:
-    body = _dumps(payload)
+    body = dumps(payload)
     headers = {PROVENANCE_HEADER: provenance, **(extra or {})}
     return HTTPResponse(body, status, headers, media_type="application/json")
-
-
-def _native_payload(o: Outcome) -> dict[str, Any]:
-    r = o.response
-    out = {"ok": r.ok, "body": r.body, "error": r.error, "provenance": o.provenance}
-    if o.code is not None:
-        out["code"] = o.code
-    if o.origin is not None:
-        out["origin"] = o.origin
-    if o.infra:
-        out["infra"] = True
-    return out
-
-
-def _virtual_payload(o: Outcome) -> dict[str, Any]:
-    r = o.response
-    return {"error": "" if r.ok else r.error, "response": r.body if r.body is not None else ""}
 
 
 class _HitBodies:
@@ -179,15 +152,11 @@ class _HitBodies:
         cached = self._bodies.get(key)
         if cached is not None and cached[0] is o.response:
             return cached[1]
-        body = _dumps(_virtual_payload(o) if virtual else _native_payload(o))
+        body = dumps(virtual_payload(o) if virtual else native_payload(o))
         if len(self._bodies) >= self._limit:
             self._bodies.clear()
         self._bodies[key] = (o.response, body)
         return body
-
-
-def _dumps(payload: Any) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str).encode()
 
 
 def _render(o: Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
@@ -198,17 +167,12 @@ def _render(o: Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
     if o.provenance == "hit" and o.code is None:
         headers[PROVENANCE_HEADER] = o.provenance
         return HTTPResponse(hits.get(o, virtual), o.status, headers, media_type="application/json")
-    payload = _virtual_payload(o) if virtual else _native_payload(o)
+    payload = virtual_payload(o) if virtual else native_payload(o)
     return _reply(payload, o.status, o.provenance, headers)
 
 
 def _reject(e: Rejected, virtual: bool) -> HTTPResponse:
-    if virtual:
-        payload: dict[str, Any] = {"error": e.message, "response": "", "code": e.code, **e.extra}
-    else:
-        payload = {"ok": False, "body": None, "error": e.message, "code": e.code}
-        payload.update(provenance=e.provenance, **e.extra)
-    return _reply(payload, e.status, e.provenance)
+    return _reply(reject_payload(e, virtual), e.status, e.provenance)
 
 
 def _slug(name: str) -> str:
@@ -224,13 +188,16 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     record_to: str | Path | None = None,
     overlay: str | Path | OverlayStore | None = None,
+    mcp: bool = False,
+    host: str = "127.0.0.1",
     **policy_settings: Any,
 ) -> FastAPI:
     """A FastAPI app serving ``suite``'s recordings deterministically.
 
     The service's settings are ``create_service``'s (the miss policy by object or by name, with
     ``simulator``, ``upstream`` / ``upstream_url`` or ``nearest_threshold`` for a name; faults;
-    where responses made at run time go); ``max_body_bytes`` caps request bodies.
+    where responses made at run time go); ``max_body_bytes`` caps request bodies; ``mcp`` also
+    serves the suite as MCP tools at ``/mcp`` (``http_app``).
     """
     service = create_service(
         suite,
@@ -241,17 +208,40 @@ def create_app(
         overlay=overlay,
         **policy_settings,
     )
-    return http_app(service, max_body_bytes=max_body_bytes)
+    return http_app(service, max_body_bytes=max_body_bytes, mcp=mcp, host=host)
 
 
-def http_app(service: MockToolService, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> FastAPI:
-    """The routes over an existing service (``create_app`` builds the service too)."""
+def http_app(
+    service: MockToolService,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    mcp: bool = False,
+    host: str = "127.0.0.1",
+) -> FastAPI:
+    """The routes over an existing service (``create_app`` builds the service too).
+
+    ``mcp`` adds the MCP transport at ``/mcp`` (``mock_tools.mcp_server.mcp_route``; DNS-rebinding
+    protection when ``host`` is a loopback address) and runs its session manager in the app's
+    lifespan, so the MCP SDK is imported only by apps that serve it."""
     suite = service.suite
+    manager: Any = None
+    mcp_routes = []
+    if mcp:
+        from mock_tools.mcp_server import mcp_route  # the MCP SDK only for apps that serve MCP
+
+        route, manager = mcp_route(service, host=host)
+        mcp_routes.append(route)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        await service.aclose()
+        try:
+            if manager is None:
+                yield
+            else:
+                async with manager.run():
+                    yield
+        finally:
+            await service.aclose()
 
     app = FastAPI(
         title=f"mock tools: {suite.name}",
@@ -260,6 +250,7 @@ def http_app(service: MockToolService, *, max_body_bytes: int = DEFAULT_MAX_BODY
         lifespan=lifespan,
     )
     app.state.service = service
+    app.router.routes.extend(mcp_routes)
 
     hit_bodies = _HitBodies()
 

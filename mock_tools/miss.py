@@ -79,6 +79,10 @@ class Miss:
     store: RecordingStore
     tool_spec: ToolSpec | None = None
     """The tool's documentation (for a simulator)."""
+    scenario: str | None = None
+    """The caller's scenario (task id), when it named one."""
+    scope: str = ""
+    """The caller's occurrence scope (an episode or session)."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,11 @@ class ApiSpec(_Strict):
     )
     returns: str | None = Field(default=None, description="Free-text doc of the response.")
     method: str = "POST"
+    function: str | None = Field(
+        default=None,
+        description="The function name agents see (OpenAI tools, MCP tools); default ToolBench's "
+        "``<api>_for_<tool>``. Set for APIs recorded from a server whose names have another form.",
+    )
 
     @field_validator("parameters")
     @classmethod
@@ -186,7 +191,11 @@ class Task(_Strict):
 
     id: str = Field(min_length=1)
     query: str = Field(min_length=1)
-    tools: list[ApiRef] = Field(min_length=1, description="The APIs offered to the agent.")
+    tools: list[ApiRef] = Field(
+        default_factory=list,
+        description="The APIs offered to the agent (``validate`` requires at least one in a suite; "
+        "a task file for an MCP run may leave it empty: every tool the server lists).",
+    )
     group: str = "G1"
     tags: list[str] = Field(default_factory=list)
     solvable: bool = True

@@ -17,7 +17,7 @@ Pure; imports nothing from the project.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from rapidfuzz import fuzz, process
 
@@ -26,7 +26,15 @@ _OUTSIDE = re.compile(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]")
 _RUNS = re.compile(r"_+")
 _RESERVED = frozenset({"from", "class", "return", "false", "true", "id", "and", ""})
 
-__all__ = ["FUNCTION_NAME_MAX", "NameResolver", "api_identifier", "function_name", "standardize"]
+__all__ = [
+    "FUNCTION_NAME_MAX",
+    "NameResolver",
+    "api_identifier",
+    "function_name",
+    "split_function_name",
+    "standardize",
+    "unique_function_names",
+]
 
 
 def standardize(name: str) -> str:
@@ -48,6 +56,42 @@ def function_name(tool: str, api: str) -> str:
     return f"{api_identifier(api)}_for_{standardize(tool)}"[-FUNCTION_NAME_MAX:]
 
 
+def split_function_name(name: str) -> tuple[str, str] | None:
+    """``(tool, api)`` whose ``function_name`` is exactly ``name``, or None.
+
+    The inverse of ``function_name`` for names in its form (``current_for_weather`` ->
+    ``("weather", "current")``); the last ``_for_`` that gives an exact round trip wins.
+    """
+    parts = name.split("_for_")
+    for i in range(len(parts) - 1, 0, -1):
+        api, tool = "_for_".join(parts[:i]), "_for_".join(parts[i:])
+        if api and tool and function_name(tool, api) == name:
+            return tool, api
+    return None
+
+
+def unique_function_names(
+    apis: Iterable[tuple[str, str, str | None]],
+) -> dict[str, tuple[str, str]]:
+    """Function name -> ``(tool, api)`` for ``(tool, api, explicit name or None)`` entries.
+
+    A name is the explicit one, else ``function_name(tool, api)``; a name taken by an earlier
+    entry gets ``_2``, ``_3``... (cut to stay within 64 characters). Both the OpenAI tools of an
+    episode and the MCP tools of a server are named here, so they agree.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    for tool, api, explicit in apis:
+        if (tool, api) in out.values():
+            continue
+        base = name = explicit or function_name(tool, api)
+        n = 1
+        while name in out:
+            n += 1
+            name = f"{base[: FUNCTION_NAME_MAX - len(str(n)) - 1]}_{n}"
+        out[name] = (tool, api)
+    return out
+
+
 class NameResolver:
     """Maps names in any supported spelling to the suite's exact ``(tool, api)``.
 
@@ -55,11 +99,16 @@ class NameResolver:
     one (in catalog order) keeps the standardised spelling, the other stays reachable exactly.
     """
 
-    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        pairs: Iterable[tuple[str, str]],
+        functions: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
+        """``functions``: explicit function names (``ApiSpec.function``), resolved first."""
         self._pairs: list[tuple[str, str]] = list(pairs)
         self._tools: dict[str, str] = {}
         self._apis: dict[str, dict[str, str]] = {}
-        self._functions: dict[str, tuple[str, str]] = {}
+        self._functions: dict[str, tuple[str, str]] = dict(functions or {})
         for tool, api in self._pairs:
             self._tools.setdefault(tool, tool)
             per_tool = self._apis.setdefault(tool, {})
@@ -73,6 +122,16 @@ class NameResolver:
             self._functions.setdefault(full, (tool, api))
             self._functions.setdefault(full[-FUNCTION_NAME_MAX:], (tool, api))
             self._functions.setdefault(f"{api}_for_{tool}", (tool, api))
+
+    @classmethod
+    def for_apis(cls, apis: Mapping[tuple[str, str], object]) -> NameResolver:
+        """A resolver over a suite's ``apis`` (``ApiSpec``s), explicit function names included."""
+        explicit: dict[str, tuple[str, str]] = {}
+        for pair, spec in apis.items():
+            name = getattr(spec, "function", None)
+            if isinstance(name, str) and name:
+                explicit.setdefault(name, pair)
+        return cls(apis.keys(), explicit)
 
     def tool(self, name: str) -> str | None:
         """The suite's tool name for ``name`` (exact or standardised), or None."""

@@ -1,20 +1,22 @@
 """The mock tool service: lookup, occurrences, faults, miss policy and provenance; no protocol.
 
 ``MockToolService.handle(tool, api, args, ctx)`` is the whole call path every transport shares
-(the HTTP routes of ``mock_tools.http_app`` today, MCP next): resolve the names, canonicalise and
-validate the arguments, decide an injected fault, count the occurrence, look the call up (in the
-caller's recordings scope first), and on a miss ask the miss policy (``mock_tools.miss``),
-recording what it produced when it says so. A recorded call is served as recorded even when its
-arguments fail the schema (ToolBench sent them to the API as they were): schema violations
-reject new calls only.
+(the HTTP routes of ``mock_tools.http_app``, the MCP tools of ``mock_tools.mcp_server``): resolve
+the names, canonicalise and validate the arguments, decide an injected fault, count the occurrence,
+look the call up (in the caller's recordings scope first, then in the overlay of answers made at run
+time), and on a miss ask the miss policy (``mock_tools.miss``), keeping what it produced when it
+says so. A recorded call is served as recorded even when its arguments fail the schema (ToolBench
+sent them to the API as they were): schema violations reject new calls only.
 Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
-Every outcome is counted in ``stats``. May import the suite, store, canonical, faults, names and
-miss modules; never FastAPI or a transport.
+Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
+(the miss policy by name, faults, a recording file). May import the suite, store, canonical,
+faults, names and miss modules; never FastAPI or a transport.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from jsonschema.validators import validator_for
 
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError
-from mock_tools.faults import FaultPlan, decide_fault, fault_reply
+from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
 from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NameResolver
@@ -64,6 +66,25 @@ class CallContext:
     scope: str = ""
     faults: FaultConfig | None = None
     recordings: str | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        scenario: str | None,
+        scope: str,
+        faults: str | Mapping[str, Any] | None,
+        recordings: str | None = None,
+    ) -> CallContext:
+        """A context from what a transport received; ``faults`` is a ``FaultConfig`` as JSON
+        text or an object. A bad fault config is ``Rejected`` (400, ``bad_fault_header``)."""
+        config = None
+        if faults is not None:
+            try:
+                text = faults if isinstance(faults, str) else _json_text(faults)
+                config = parse_fault_header(text)
+            except MockToolsError as e:
+                raise Rejected(400, "bad_fault_header", str(e)) from None
+        return cls(scenario, scope, config, recordings)
 
 
 @dataclass
@@ -117,7 +138,7 @@ class MockToolService:
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
-        self.resolver = NameResolver(suite.apis)
+        self.resolver = NameResolver.for_apis(suite.apis)
         self.miss_policy: MissPolicy = miss_policy or ErrorPolicy()
         self.faults = faults or FaultPlan()
         self.writer = writer
@@ -241,7 +262,7 @@ class MockToolService:
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         self._pending[pending_key] = future
         try:
-            outcome = await self._miss(tool, api, key, canon, occurrence)
+            outcome = await self._miss(tool, api, key, canon, occurrence, ctx)
         except BaseException as e:
             future.set_exception(e)
             future.exception()  # retrieved here: the waiters re-raise it
@@ -253,7 +274,13 @@ class MockToolService:
             del self._pending[pending_key]
 
     async def _miss(
-        self, tool: str, api: str, key: str, canon: dict[str, Any], occurrence: int
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        canon: dict[str, Any],
+        occurrence: int,
+        ctx: CallContext,
     ) -> Outcome:
         answer = await self.miss_policy.answer(
             Miss(
@@ -264,6 +291,8 @@ class MockToolService:
                 occurrence=occurrence,
                 store=self.store,
                 tool_spec=self.suite.tools.get(tool),
+                scenario=ctx.scenario,
+                scope=ctx.scope,
             )
         )
         if answer is None:
@@ -378,3 +407,7 @@ def _made(response: Response, provenance: Provenance, occurrence: int) -> Outcom
     origin = provenance.model_dump(mode="json", exclude_defaults=True)
     name = "upstream" if provenance.source == "upstream" else "simulated"
     return Outcome(name, response, occurrence, origin=origin)
+
+
+def _json_text(value: Mapping[str, Any]) -> str:
+    return json.dumps(dict(value))

@@ -52,8 +52,11 @@ class Suite:
 
 
 def load_suite(path: str | Path) -> Suite:
-    """Load and validate a suite folder. Raises ``SuiteError`` naming the file and field."""
+    """Load and validate a suite folder, or a task file (``load_task_file``). Raises
+    ``SuiteError`` naming the file and field."""
     root = Path(path)
+    if root.is_file() and root.suffix in TASK_FILE_SUFFIXES:
+        return load_task_file(root)
     if not root.is_dir():
         raise SuiteError("no such suite folder", file=str(root))
     meta_file = root / "suite.yaml"
@@ -91,6 +94,43 @@ def load_suite(path: str | Path) -> Suite:
         recordings=recordings,
         path=root,
         fingerprint=fingerprint(root),
+    )
+
+
+TASK_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def load_task_file(path: str | Path) -> Suite:
+    """A suite of tasks only, from one YAML (or JSON) file: a list, or ``{tasks: [...]}``, whose
+    items are tasks or bare query strings. A task's ``id`` defaults to ``q<n>`` (its position) and
+    its ``tools`` to none (on an MCP server: every tool it lists). Such a suite has no tools and
+    no recordings: it is for runs on an MCP server (``sandbox run --mcp-server``)."""
+    file = Path(path)
+    data = _yaml(file)
+    if isinstance(data, dict) and "tasks" in data:
+        data = data["tasks"]
+    if not isinstance(data, list):
+        raise SuiteError("expected a list of tasks (or of query strings)", file=str(file))
+    tasks: list[Task] = []
+    for i, item in enumerate(data):
+        doc = {"query": item} if isinstance(item, str) else item
+        if isinstance(doc, dict):
+            doc = {"id": f"q{i + 1}", **doc}
+        tasks.append(_model(Task, doc, file, i))
+    seen: set[str] = set()
+    for i, task in enumerate(tasks):
+        if task.id in seen:
+            raise SuiteError(
+                f"task id {task.id!r} is used twice", file=str(file), field=f"[{i}].id"
+            )
+        seen.add(task.id)
+    return Suite(
+        meta=SuiteMeta(name=file.stem, description=f"tasks of {file.name}"),
+        tools={},
+        tasks=tasks,
+        recordings=[],
+        path=file,
+        fingerprint="sha256:" + hashlib.sha256(file.read_bytes()).hexdigest(),
     )
 
 

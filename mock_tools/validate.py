@@ -135,6 +135,8 @@ def _task_errors(
     errors: list[str] = []
     where = f"tasks: {task.id}"
     offered = {(ref.tool, ref.api) for ref in task.tools}
+    if not offered:
+        errors.append(f"{where}: offers no APIs (tools is empty)")
     for tool, api in sorted(offered):
         if (tool, api) not in suite.apis:
             errors.append(f"{where}: offers {tool}/{api}, which is not in the catalog")

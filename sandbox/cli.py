@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 
@@ -26,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The MCP SDK logs a server's failures with tracebacks; the commands report them in one line.
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)
     try:
         args = build_parser().parse_args(argv)
         code = int(args.handler(args) or 0)

@@ -15,4 +15,5 @@ COMMANDS: dict[str, str] = {
     "suite": "sandbox.commands.suite",
     "view": "sandbox.commands.view",
     "leaderboard": "sandbox.commands.leaderboard",
+    "serve": "sandbox.commands.serve",
 }

@@ -4,6 +4,8 @@ sandbox run --suite scenarios/default --agent dfsdt --model noisy-reference --se
 sandbox run --model qwen-7b --tasks 'g1-*' --concurrency 8
 sandbox run --resume runs/<id>
 sandbox run --json        # one summary line on stdout, progress on stderr
+sandbox run --mcp-server http://127.0.0.1:8765/mcp --record-into recorded/   # any MCP server
+sandbox run --executor ray --ray-address 10.0.0.5:6379                     # on a Ray cluster
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from mock_tools.miss import MISS_POLICIES
 from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
 from sandbox.errors import ConfigError
 from sandbox.run import RunResult, resolve_strategy, resume_run, run_suite
+from sandbox.run.executor import EXECUTORS
 from sandbox.run.runner import SECRET_FIELDS
 from sandbox.store.config import (
     DEFAULT_AGENT,
@@ -157,6 +160,33 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     tools.add_argument(
         "--fault-seed", type=int, default=None, help="seed of the fault draws (default: --seed)"
     )
+    tools.add_argument(
+        "--mcp-server",
+        default=None,
+        metavar="URL|stdio:CMD",
+        help="run on the tools an MCP server lists: http(s)://HOST/mcp or 'stdio:COMMAND ARGS' "
+        "(--suite may then be a task file of queries)",
+    )
+    tools.add_argument(
+        "--record-into",
+        default=None,
+        metavar="SUITE_DIR",
+        help="with --mcp-server: write its tool docs, the tasks and every answer into this "
+        "suite (new or existing), so replays and later runs work offline",
+    )
+    execution = parser.add_argument_group("execution")
+    execution.add_argument(
+        "--executor",
+        default="local",
+        choices=EXECUTORS.names(),
+        help="where episodes run: local (asyncio here) or ray (Ray actors; the ray extra)",
+    )
+    execution.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (default: a private local Ray)",
+    )
     parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots of the report")
 
@@ -183,6 +213,10 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
         "out": args.out,
         "run_id": getattr(args, "run_id", None),
         "tools_url": args.tools_url,
+        "mcp_server": args.mcp_server,
+        "record_into": args.record_into,
+        "executor": args.executor,
+        "ray_address": args.ray_address,
         "miss_policy": args.miss_policy,
         "simulator": args.simulator,
         "overlay": args.overlay,
@@ -196,11 +230,16 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     try:
         return RunConfig.model_validate(values)
     except ValidationError as e:
-        problems = "; ".join(
-            f"--{'-'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
-            for err in e.errors()
-        )
+        problems = "; ".join(_problem(err) for err in e.errors())
         raise ConfigError(f"invalid options: {problems}") from e
+
+
+def _problem(err: Any) -> str:
+    """One validation error as the flag it is about (a whole-config rule names its flags)."""
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if not err["loc"]:
+        return msg
+    return f"--{'-'.join(str(p) for p in err['loc']).replace('_', '-')}: {msg}"
 
 
 def handle(args: argparse.Namespace) -> int:

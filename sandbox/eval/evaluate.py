@@ -271,7 +271,13 @@ async def evaluate_run_async(
     stray = sum(1 for t in run.trajectories if t.scenario_id not in ids)
     if stray:
         notes.append(f"{stray} trajectories of tasks outside the run's selection were ignored")
-    trajs = [t for t in run.trajectories if t.scenario_id in ids]
+    # In the run's episode order, not the order they finished in: scores (bootstrap intervals
+    # included) must not depend on which episode an executor happened to finish first.
+    position = {t.id: i for i, t in enumerate(tasks)}
+    trajs = sorted(
+        (t for t in run.trajectories if t.scenario_id in ids),
+        key=lambda t: (position[t.scenario_id], t.trial),
+    )
 
     labels = await proto.label(trajs, tasks, keys, judge, settings)
     at_k, hat_k = trial_rates([lb for lb in labels if lb.excluded is None])

@@ -537,7 +537,7 @@ async def run_probe(
     ``similarity`` scores ``reason`` and ``understand`` (lexical when not given)."""
     from agents.errors import ModelError
 
-    resolver = NameResolver(apis.keys())
+    resolver = NameResolver.for_apis(apis)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def ask(item: ProbeItem) -> ProbeResult:

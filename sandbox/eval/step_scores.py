@@ -132,7 +132,7 @@ class ScoringContext:
 
     def __init__(self, apis: Apis, similarity: ThoughtSimilarity | None = None) -> None:
         self.apis = apis
-        self.resolver = NameResolver(apis.keys())
+        self.resolver = NameResolver.for_apis(apis)
         self.validators = SchemaValidators(apis)
         self.similarity = similarity
 

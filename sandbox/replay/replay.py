@@ -206,6 +206,7 @@ async def replay_run_async(
         run=str(store.path),
         mode=mode,
         suite_changed=bool(store.manifest.suite.fingerprint)
+        and store.manifest.config.offline() is store.manifest.config  # else a recorded suite
         and store.manifest.suite.fingerprint != suite.fingerprint,
     )
     if mode == "calls":
@@ -224,7 +225,7 @@ async def replay_run_async(
 async def _replay_agent(
     store: RunStore, recorded: list[Trajectory], out: str | Path | None
 ) -> tuple[list[EpisodeVerdict], str | None]:
-    base: RunConfig = store.manifest.config
+    base: RunConfig = store.manifest.config.offline()
     ids = sorted({t.scenario_id for t in recorded})
     with tempfile.TemporaryDirectory(prefix="sandbox-replay-") as tmp:
         config = base.model_copy(
@@ -234,7 +235,9 @@ async def _replay_agent(
                 "run_id": None,
                 "tasks": ids,
                 "trials": max(t.trial for t in recorded) + 1,
-                "suite": str(store.suite_path()),
+                "suite": str(_suite_dir(store)),
+                "executor": "local",
+                "ray_address": None,
             }
         )
         result = await run_suite_async(config, show_progress=False)
@@ -262,8 +265,11 @@ async def replay_calls(
 ) -> list[EpisodeVerdict]:
     """Re-issue every sent call of every node, in node order, and compare the observations.
 
-    The calls go to the suite itself (in process), never to a server the run may have used."""
-    config: RunConfig = store.manifest.config.model_copy(update={"tools_url": None})
+    The calls go to the suite itself (in process), never to a server the run may have used (an
+    MCP run recorded into a suite: that suite)."""
+    config: RunConfig = store.manifest.config.offline().model_copy(
+        update={"tools_url": None, "mcp_server": None, "record_into": None}
+    )
     tasks = {t.id: t for t in suite.tasks}
     verdicts: list[EpisodeVerdict] = []
     async with open_tool_envs(config, suite) as tools:
@@ -307,8 +313,15 @@ async def _replay_episode_calls(env: ToolEnv, traj: Trajectory) -> EpisodeVerdic
 # -- helpers -------------------------------------------------------------------------------------
 
 
+def _suite_dir(store: RunStore) -> Path:
+    """The suite a replay runs on: the run's, or the suite an MCP run was recorded into."""
+    config = store.manifest.config
+    offline = config.offline()
+    return store.suite_path(offline.suite if offline is not config else None)
+
+
 def _load_suite(store: RunStore) -> Suite:
     try:
-        return load_suite(store.suite_path())
+        return load_suite(_suite_dir(store))
     except MockToolsError as e:
         raise RunError(f"cannot load the suite of run {store.manifest.run_id}: {e}") from e

@@ -12,6 +12,7 @@ import logging
 import traceback
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from typing import Literal
 
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
@@ -22,7 +23,7 @@ from sandbox.errors import SandboxError
 from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
 
-__all__ = ["EpisodePlan", "run_episode"]
+__all__ = ["EpisodePlan", "failed_episode", "run_episode"]
 
 log = logging.getLogger(__name__)
 
@@ -70,21 +71,47 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
     except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
         tb = traceback.format_exc()
         log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)
-        traj = Trajectory(
-            run_id=plan.run_id,
-            scenario_id=task.id,
-            trial=trial,
-            agent=Component(name=strategy.name, params=strategy.params),
-            model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
-            seed=plan.seed,
-            status=Status.error,
-            end_reason=f"internal_error:{type(e).__name__}",
-            errors=[ErrorRecord(kind="internal", message=f"{type(e).__name__}: {e}\n{tb}")],
-            started_at=started,
-            ended_at=datetime.now(timezone.utc),
+        traj = failed_episode(
+            plan,
+            task,
+            trial,
+            kind="internal",
+            reason=f"internal_error:{type(e).__name__}",
+            message=f"{type(e).__name__}: {e}\n{tb}",
+            started=started,
         )
     finally:
         await env.reset()
     traj.run_id = plan.run_id
     traj.trial = trial
     return traj
+
+
+def failed_episode(
+    plan: EpisodePlan,
+    task: Task,
+    trial: int,
+    *,
+    kind: Literal["infra", "internal"],
+    reason: str,
+    message: str,
+    started: datetime | None = None,
+) -> Trajectory:
+    """The record of an episode that produced no trajectory of its own (a crash in the agent or
+    model, or, ``infra``, the machine running it lost): status ``error``, so ``--resume`` runs it
+    again and it is never charged to the agent."""
+    now = datetime.now(timezone.utc)
+    strategy, _ = plan.for_task(task.id)
+    return Trajectory(
+        run_id=plan.run_id,
+        scenario_id=task.id,
+        trial=trial,
+        agent=Component(name=strategy.name, params=strategy.params),
+        model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
+        seed=plan.seed,
+        status=Status.error,
+        end_reason=reason,
+        errors=[ErrorRecord(kind=kind, message=message)],
+        started_at=started or now,
+        ended_at=now,
+    )

@@ -1,10 +1,11 @@
 """``run_suite(config)``: run the selected tasks x trials of a suite and store a scored run.
 
 One call does, in order: load the suite, resolve the strategy and the model through their
-registries, probe a remote model (before any folder is written), open the run's tools once
-(``sandbox.tool_envs``), run the episodes with bounded concurrency (each with its own model, tool
-env scope and agent), append each trajectory to the run folder as it finishes, then score the run
-with the evaluator and write its report.
+registries, probe a remote model (before any folder is written), hand the episodes to the run's
+executor (``sandbox.run.executor``: local asyncio with the run's tools opened once, or Ray), which
+runs them with bounded concurrency (each with its own model, tool env scope and agent), append
+each trajectory to the run folder as it comes back, then score the run with the evaluator and
+write its report.
 
 ``resume_run(path)`` continues a run from its folder: finished episodes are kept, episodes that
 ended on an infrastructure or harness error are run again, nothing is duplicated. May import
@@ -36,7 +37,9 @@ from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
 from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models, resolve_model
-from sandbox.run.episode import EpisodePlan, run_episode
+from sandbox.run.batch import EpisodeBatch, Executor, OnResult, RunSpend, tools_report
+from sandbox.run.episode import EpisodePlan
+from sandbox.run.executor import build_executor
 from sandbox.run.progress import RunProgress
 from sandbox.run.tasks import select_tasks
 from sandbox.store import (
@@ -51,7 +54,6 @@ from sandbox.store import (
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.run_store import needs_rerun
-from sandbox.tool_envs import ToolEnvs, open_tool_envs
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -105,7 +107,7 @@ def run_suite(
     return asyncio.run(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
 
 
-SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url")
+SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url", "mcp_server")
 """Config fields a manifest records redacted: a resume is given them again, credentials included."""
 RESUMABLE_OVERRIDES = ("max_run_cost", *SECRET_FIELDS)
 """Config fields a resume may give: a new run cost budget, and what the manifest redacted."""
@@ -175,6 +177,7 @@ class _Plan:
 
     def __init__(self, config: RunConfig, env: Mapping[str, str] | None) -> None:
         self.config = config
+        self.env = dict(env or {})
         self.suite = _load(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         self.strategy = resolve_strategy(config)
@@ -216,6 +219,7 @@ async def _execute(
         store.lock()  # first: a second writer is told at once
     try:
         plan = _Plan(config, env)
+        executor = build_executor(config)
     except BaseException:
         if store is not None:
             store.release()
@@ -223,22 +227,19 @@ async def _execute(
     created = store is None
     try:
         await plan.models.probe()
-        if store is not None:
+        if store is None:
+            store = _create_store(plan)  # only now: a run that cannot start leaves no folder
+            finished: dict[EpisodeKey, Trajectory] = {}
+        else:
             _check_resumable(store, plan)
-        async with open_tool_envs(config, plan.suite, env) as tools:
-            if store is None:
-                store = _create_store(plan)  # only now: a run that cannot start leaves no folder
-                finished: dict[EpisodeKey, Trajectory] = {}
-            else:
-                finished = store.compact()
-                store.manifest.resumed_at.append(datetime.now(timezone.utc))
-                store.manifest.status = "running"
-                store.manifest.ended_at = None
-                store.manifest.error = None
-            store.manifest.tools = tools.report()
-            store.write_manifest()
-            todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
-            status = await _run_stored(plan, store, tools, todo, finished, show_progress)
+            finished = store.compact()
+            store.manifest.resumed_at.append(datetime.now(timezone.utc))
+            store.manifest.status = "running"
+            store.manifest.ended_at = None
+            store.manifest.error = None
+        store.write_manifest()
+        todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
+        status = await _run_stored(plan, store, executor, todo, finished, show_progress)
         scores = await evaluate_run_async(store.path, plan.suite)
         write_report(store.path, scores, plots=plots)
         store.manifest.status = status  # scores first: a completed run always has them
@@ -266,7 +267,7 @@ async def _execute(
 async def _run_stored(
     plan: _Plan,
     store: RunStore,
-    tools: ToolEnvs,
+    executor: Executor,
     todo: list[tuple[Task, int]],
     finished: Mapping[EpisodeKey, Trajectory],
     show_progress: bool,
@@ -284,9 +285,16 @@ async def _run_stored(
             )
             with progress:
                 progress.skip(len(plan.episodes) - len(todo))
-                episodes = plan.for_run(store.manifest.run_id)
+                batch = EpisodeBatch(
+                    config,
+                    plan.suite,
+                    plan.for_run(store.manifest.run_id),
+                    todo,
+                    env=plan.env,
+                    spend=spend,
+                )
                 try:
-                    await _run_episodes(episodes, store, tools, todo, progress, spend)
+                    await executor.run(batch, _keep(store, progress, executor, spend))
                 except asyncio.CancelledError:
                     if stop.signal is None:
                         raise
@@ -308,7 +316,7 @@ async def _run_stored(
         store.manifest.error = str(e)
         raise
     finally:
-        store.manifest.tools = tools.report()
+        store.manifest.tools = tools_report(executor)
         store.close()
         if status not in ("completed", "stopped"):
             store.manifest.status = status
@@ -352,34 +360,11 @@ def _forget_empty(store: RunStore) -> None:
     shutil.rmtree(store.path, ignore_errors=True)
 
 
-class RunSpend:
-    """The run-level cost budget: no episode starts once ``limit`` USD is spent."""
+def _keep(store: RunStore, progress: RunProgress, executor: Executor, spend: RunSpend) -> OnResult:
+    """What the runner does with each finished episode, whatever ran it: append it to the run
+    folder (the only writer), count its cost against the run budget, then show it."""
 
-    def __init__(self, limit: float | None, spent: float = 0.0) -> None:
-        self.limit = limit
-        self.spent = spent
-        self.skipped = 0
-
-    def allows_another(self) -> bool:
-        return self.limit is None or self.spent < self.limit
-
-
-async def _run_episodes(
-    plan: EpisodePlan,
-    store: RunStore,
-    tools: ToolEnvs,
-    todo: list[tuple[Task, int]],
-    progress: RunProgress,
-    spend: RunSpend,
-) -> None:
-    limit = asyncio.Semaphore(store.manifest.config.concurrency)
-
-    async def one(task: Task, trial: int) -> None:
-        async with limit:
-            if not spend.allows_another():
-                spend.skipped += 1
-                return
-            traj = await run_episode(plan, tools, task, trial)
+    def done(task: Task, trial: int, traj: Trajectory) -> None:
         spend.spent += traj.usage.cost
         store.append(traj)
         label = label_episode(traj, task)
@@ -391,15 +376,10 @@ async def _run_episodes(
             model_calls=traj.usage.model_calls,
             tokens=traj.usage.tokens,
             retries=traj.usage.model_retries,
-            simulator_retries=tools.report().get("simulator", {}).get("retries", 0),
+            simulator_retries=tools_report(executor).get("simulator", {}).get("retries", 0),
         )
 
-    jobs = [asyncio.ensure_future(one(task, trial)) for task, trial in todo]
-    try:
-        await asyncio.gather(*jobs)
-    finally:
-        for job in jobs:
-            job.cancel()
+    return done
 
 
 # -- helpers -------------------------------------------------------------------------------------

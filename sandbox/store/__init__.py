@@ -16,6 +16,7 @@ from sandbox.store.run_store import (
     needs_rerun,
     read_trajectories,
 )
+from sandbox.store.selection import select_tasks
 
 __all__ = [
     "MANIFEST",
@@ -32,4 +33,5 @@ __all__ = [
     "make_run_id",
     "needs_rerun",
     "read_trajectories",
+    "select_tasks",
 ]

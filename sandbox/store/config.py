@@ -115,6 +115,16 @@ class RunConfig(BaseModel):
     tools_url: str | None = Field(
         default=None, description="Base URL of a running mock_tools server (default: in-process)."
     )
+    mcp_server: str | None = Field(
+        default=None,
+        description="An MCP server whose tools the agents use instead of the suite's mock tools: "
+        "http(s)://HOST/mcp (streamable HTTP) or 'stdio:COMMAND ARGS'.",
+    )
+    record_into: str | None = Field(
+        default=None,
+        description="With mcp_server: a suite folder (new or existing) that receives the "
+        "server's tool docs, the run's tasks and every answer, so the run replays offline.",
+    )
     miss_policy: str = Field(default="error", description="What a call without a recording gets.")
     simulator: str | None = Field(
         default=None, description="Model that plays missing APIs (miss policy simulate)."
@@ -131,6 +141,13 @@ class RunConfig(BaseModel):
     model_cache: str | None = Field(
         default=None,
         description="SQLite file caching a remote model's answers by request (opt-in).",
+    )
+    executor: str = Field(
+        default="local",
+        description="Where episodes run: local (asyncio in this process) or ray (Ray tasks).",
+    )
+    ray_address: str | None = Field(
+        default=None, description="With executor ray: the cluster (default: a local Ray)."
     )
     preset: str | None = Field(
         default=None,
@@ -154,7 +171,7 @@ class RunConfig(BaseModel):
             raise ValueError(f"unknown preset {value!r}; known: {', '.join(PRESETS.names())}")
         return value
 
-    @field_serializer("model", "simulator", "tools_url", "upstream_url")
+    @field_serializer("model", "simulator", "tools_url", "upstream_url", "mcp_server")
     def _without_secrets(self, value: str | None) -> str | None:
         """What the manifest records: credentials in URLs are redacted (``sandbox.store.redact``);
         a resume is given them again (``--model``, ``--simulator``...)."""
@@ -171,6 +188,39 @@ class RunConfig(BaseModel):
         if value not in MISS_POLICIES:
             raise ValueError(f"unknown miss policy {value!r}; known: {', '.join(MISS_POLICIES)}")
         return value
+
+    @field_validator("mcp_server")
+    @classmethod
+    def _mcp_target(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip().startswith(("http://", "https://", "stdio:")):
+            raise ValueError(
+                f"{value!r} is not an MCP server: expected an http(s):// URL (streamable HTTP, "
+                "e.g. http://127.0.0.1:8765/mcp) or 'stdio:COMMAND ARGS'"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_tool_source(self) -> RunConfig:
+        if self.mcp_server and self.tools_url:
+            raise ValueError("tools come from --tools-url or --mcp-server, not both")
+        if self.record_into and not self.mcp_server:
+            raise ValueError("--record-into records what an MCP server answers: add --mcp-server")
+        if self.ray_address and self.executor != "ray":
+            raise ValueError("--ray-address needs --executor ray")
+        if self.record_into and self.executor != "local":
+            raise ValueError(
+                "--record-into writes one suite from one process: use --executor local"
+            )
+        return self
+
+    def offline(self) -> RunConfig:
+        """The config that re-runs this one without its live tools: an MCP run recorded into a
+        suite reads that suite in process; any other run is returned as it is."""
+        if not (self.mcp_server and self.record_into):
+            return self
+        return self.model_copy(
+            update={"suite": self.record_into, "mcp_server": None, "record_into": None}
+        )
 
     @model_validator(mode="before")
     @classmethod

@@ -95,21 +95,23 @@ class RunStore:
             raise RunError(f"{file}: cannot read the manifest: {e}") from e
         return cls(path, manifest)
 
-    def suite_path(self) -> Path:
-        """The suite folder of the run: where the manifest says (an absolute path since runs
-        record one), else its recorded path relative to the run's folders or the working
-        directory; ``RunError`` when it is in none of them."""
+    def suite_path(self, path: str | None = None) -> Path:
+        """The suite folder of the run (or ``path``, another suite its config names, such as
+        ``record_into``): where the manifest says (an absolute path since runs record one), else
+        its recorded path relative to the run's folders or the working directory; ``RunError``
+        when it is in none of them."""
         here = self.path.resolve()
         bases = [here, *here.parents, Path.cwd()]
+        recorded_paths = [path] if path else [self.manifest.suite.path, self.manifest.config.suite]
         tried: list[str] = []
-        for recorded in dict.fromkeys([self.manifest.suite.path, self.manifest.config.suite]):
+        for recorded in dict.fromkeys(recorded_paths):
             if not recorded:
                 continue
             tried.append(recorded)
             candidates = [Path(recorded)] if Path(recorded).is_absolute() else bases
             for base in candidates:
                 candidate = base / recorded
-                if (candidate / "suite.yaml").is_file():
+                if (candidate / "suite.yaml").is_file() or candidate.is_file():  # a task file
                     return candidate
         raise RunError(
             f"the suite of run {self.manifest.run_id} is not at {' or '.join(tried)}; "

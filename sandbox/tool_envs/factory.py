@@ -9,13 +9,15 @@ transport         selected by      what it is
 ================  ===============  ==========================================================
 ``in-process``    (default)        ``mock_tools.create_app(suite)`` over ``httpx.ASGITransport``
 ``http``          ``tools_url``    a running mock tool server (``sandbox serve``)
+``mcp``           ``mcp_server``   any MCP server, optionally recorded into a suite
+                                   (``sandbox.tool_envs.mcp``)
 ================  ===============  ==========================================================
 
-Adding a transport (MCP, say) is a module whose ``open`` returns a ``ToolEnvs`` and one
+Adding a transport is a module whose ``open`` returns a ``ToolEnvs`` and one
 ``register_tool_transport`` line. The in-process transport builds the miss policy of the run's
 config, with its simulator (``--simulator``, through ``sandbox.models``) and, for policies that
 record, the overlay (``--overlay``, default ``<suite>/overlay.sqlite``). May import
-``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs.http``, ``agents`` and
+``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs`` modules, ``agents`` and
 ``mock_tools`` only.
 """
 
@@ -48,6 +50,7 @@ from sandbox.models.simulators import build_simulator
 from sandbox.store.config import RunConfig
 from sandbox.store.redact import redact
 from sandbox.tool_envs.http import HttpToolEnv
+from sandbox.tool_envs.mcp import open_mcp
 
 __all__ = [
     "TOOL_TRANSPORTS",
@@ -244,3 +247,4 @@ def _remote(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpTool
 
 register_tool_transport(ToolTransport("in-process", _in_process))
 register_tool_transport(ToolTransport("http", _remote, selected_by="tools_url"))
+register_tool_transport(ToolTransport("mcp", open_mcp, selected_by="mcp_server"))

@@ -37,9 +37,9 @@ from mock_tools import (
     ApiSpec,
     FaultConfig,
     Task,
-    function_name,
     header_value,
     standardize,
+    unique_function_names,
 )
 from sandbox.errors import ConfigError
 
@@ -59,31 +59,27 @@ def tool_functions(
 ) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]:
     """The task's offered APIs as OpenAI tool schemas, and function name -> ``(tool, api)``.
 
-    Two APIs whose function names collide get ``_2``, ``_3``... on the later ones.
+    Names are ``ApiSpec.function`` or ``<api>_for_<tool>``; two APIs whose names collide get
+    ``_2``, ``_3``... on the later ones (``mock_tools.names.unique_function_names``).
     """
-    functions: list[dict[str, Any]] = []
-    targets: dict[str, tuple[str, str]] = {}
+    entries = []
     for ref in task.tools:
         spec = apis.get((ref.tool, ref.api))
         if spec is None:
             raise ConfigError(
                 f"task {task.id!r} offers {ref.tool}/{ref.api}, which the suite does not define"
             )
-        if (ref.tool, ref.api) in targets.values():
-            continue
-        base = name = function_name(ref.tool, ref.api)
-        n = 1
-        while name in targets:
-            n += 1
-            name = f"{base[: 64 - len(str(n)) - 1]}_{n}"
-        targets[name] = (ref.tool, ref.api)
-        description = spec.description or f"{ref.api} of the tool {ref.tool}"
+        entries.append((ref.tool, ref.api, spec.function))
+    targets = unique_function_names(entries)
+    functions: list[dict[str, Any]] = []
+    for name, (tool, api) in targets.items():
+        spec = apis[(tool, api)]
         functions.append(
             {
                 "type": "function",
                 "function": {
                     "name": name,
-                    "description": description,
+                    "description": spec.description or f"{api} of the tool {tool}",
                     "parameters": spec.parameters,
                 },
             }

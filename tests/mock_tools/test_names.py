@@ -63,3 +63,44 @@ def test_suggestions_are_close_names():
     assert r.suggest("weathr", None)[0] == "weather"
     assert r.suggest("weather", "forcast")[0] == "weather/forecast"
     assert r.suggest("wether", "curent")[0] == "weather/current"
+
+
+def test_split_function_name_inverts_function_name() -> None:
+    from mock_tools import split_function_name
+
+    for tool, api in [("weather", "current"), ("x", "get_for_y"), ("t", "is_id")]:
+        assert split_function_name(function_name(tool, api)) == (tool, api)
+    # Ambiguous names split at their last ``_for_``; any split found round-trips.
+    assert split_function_name("a_for_b_for_c") == ("c", "a_for_b")
+    assert split_function_name("read_file") is None
+    assert split_function_name("Current_for_Weather") is None  # not ToolBench's spelling
+    assert split_function_name("_for_x") is None
+
+
+def test_unique_function_names_are_explicit_or_toolbench_and_never_collide() -> None:
+    from mock_tools import unique_function_names
+
+    names = unique_function_names(
+        [
+            ("Weather Now", "current", None),
+            ("weather now", "Current", None),  # same function name: suffixed
+            ("files", "read", "read_file"),
+            ("Weather Now", "current", None),  # the same API twice: once
+        ]
+    )
+    assert names == {
+        "current_for_weather_now": ("Weather Now", "current"),
+        "current_for_weather_now_2": ("weather now", "Current"),
+        "read_file": ("files", "read"),
+    }
+    long = unique_function_names([("t" * 70, "a", None), ("t" * 71, "a", None)])
+    assert all(len(n) <= 64 for n in long) and len(long) == 2
+
+
+def test_explicit_function_names_resolve() -> None:
+    from mock_tools.models import ApiSpec
+
+    apis = {("srv", "Get-Weather"): ApiSpec(name="Get-Weather", function="Get-Weather")}
+    r = NameResolver.for_apis(apis)
+    assert r.resolve_function("Get-Weather") == ("srv", "Get-Weather")
+    assert r.resolve("", "Get-Weather") == ("srv", "Get-Weather")

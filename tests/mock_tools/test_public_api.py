@@ -48,6 +48,7 @@ EXPECTED = {
     "canonical_args",
     "canonical_key",
     "create_app",
+    "create_service",
     "decide_fault",
     "function_name",
     "header_value",
@@ -55,7 +56,9 @@ EXPECTED = {
     "in_process_client",
     "load_suite",
     "register_miss_policy",
+    "split_function_name",
     "standardize",
+    "unique_function_names",
     "validate_suite",
 }
 

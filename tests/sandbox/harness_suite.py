@@ -257,3 +257,17 @@ def suite_path(tmp_path: Path) -> Path:
     if (FIXTURE / "suite.yaml").is_file():
         return FIXTURE
     return write_suite(tmp_path / "suite")
+
+
+def comparable_scores(run: str | Path) -> str:
+    """A run's ``scores.json`` without what differs between any two runs of the same episodes:
+    the measured wall times and the run id."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("wall_seconds", "run_id")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return json.dumps(strip(json.loads(Path(run, "scores.json").read_text())))
