@@ -138,6 +138,11 @@ class OpenAICompatModel:
                 f"{self.endpoint} returned a body that is not JSON ({type(e).__name__}: {e})",
                 kind="server",
             ) from e
+        if isinstance(response, str):  # a body the client could not read as a completion
+            raise EndpointError(
+                f"{self.endpoint} returned a body that is not a completion: {response[:80]!r}",
+                kind="server",
+            )
         if not getattr(response, "choices", None):
             raise EndpointError(
                 f"{self.endpoint} returned a completion without choices", kind="server"

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import AfterValidator, BaseModel, Field
 
 from agents.model import Model
+from agents.models.retry import RetryPolicy
 from agents.registry import Registry
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
@@ -53,6 +54,7 @@ class ModelSpec(BaseModel):
     base_url: str | None = None
     tool_calls: Literal["native", "text"] = "native"
     timeout: float = 120.0
+    retry: RetryPolicy | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
     base_url_env: str | None = Field(default=None, description="Env var that overrides base_url.")

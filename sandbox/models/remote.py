@@ -116,6 +116,7 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
         api_key=spec.api_key or None,
         name=spec.display_name,
         timeout=spec.timeout,
+        retry=spec.retry,
         params=dict(spec.params) or None,
         price_prompt=price.input / MILLION if price else 0.0,
         price_completion=price.output / MILLION if price else 0.0,

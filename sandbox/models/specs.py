@@ -26,6 +26,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.models.retry import RetryPolicy
 from sandbox.errors import ConfigError
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec
@@ -54,6 +55,11 @@ class ModelEntry(BaseModel):
     api_key_env: str | None = None
     tool_calls: Literal["native", "text"] = "native"
     timeout: float = Field(default=120.0, gt=0)
+    retry: RetryPolicy | None = Field(
+        default=None,
+        description="How the client retries transient failures (max_retries, initial, "
+        "max_backoff...); None: the client's default.",
+    )
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
     price: Price | None = Field(default=None, description="USD per 1M tokens.")
@@ -176,6 +182,7 @@ def resolve_model(
         price_source=source,
         tool_calls=entry.tool_calls,
         timeout=entry.timeout,
+        retry=entry.retry,
         params=params,
         start_hint=entry.start_hint,
         base_url_env=url_var,

@@ -5,7 +5,9 @@ Two checks, both without a model endpoint or network:
 - ``agent`` (default): re-run the run's own config (agent, budgets, suite, faults) with the
   ``replay`` model, which answers each request with the recorded assistant turn, and compare the
   new trajectories node by node with the recorded ones: every tool observation, every turn, the
-  final status and answer.
+  final status and answer. A run whose tools were live (``--tools-url``, or ``--mcp-server``
+  without ``--record-into``) is replayed on its own recorded observations (the ``recorded`` tool
+  transport), so its replay needs neither the model nor that server.
 - ``calls``: re-issue every recorded tool call of every branch, in the order it was made, against
   the suite's mock tools (one fresh session per episode, in the run's recordings scope) and
   compare each observation. A call's name is dispatched by the env's rule, as the agents do
@@ -226,6 +228,11 @@ async def _replay_agent(
     store: RunStore, recorded: list[Trajectory], out: str | Path | None
 ) -> tuple[list[EpisodeVerdict], str | None]:
     base: RunConfig = store.manifest.config.offline()
+    if base.tools_url or base.mcp_server:
+        # Its tools were live (a server that may be gone): its own observations answer.
+        base = base.model_copy(
+            update={"tools_url": None, "mcp_server": None, "tools_replay": str(store.path)}
+        )
     ids = sorted({t.scenario_id for t in recorded})
     with tempfile.TemporaryDirectory(prefix="sandbox-replay-") as tmp:
         config = base.model_copy(

@@ -101,8 +101,9 @@ class RunProgress:
             self._progress.update(self._task_id, completed=self.done, **self._fields())
         else:
             print(
-                f"[{self.done}/{self.total}] {episode} {status} {label} "
-                f"(calls {model_calls}, tokens {tokens}"
+                f"[{self.done}/{self.total}] {episode} "
+                + ("infra error, not counted " if error else f"{status} {label} ")
+                + f"(calls {model_calls}, tokens {tokens}"
                 + (f", retries {retries})" if retries else ")"),
                 file=self._stream,
                 flush=True,

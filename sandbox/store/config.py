@@ -125,6 +125,11 @@ class RunConfig(BaseModel):
         description="With mcp_server: a suite folder (new or existing) that receives the "
         "server's tool docs, the run's tasks and every answer, so the run replays offline.",
     )
+    tools_replay: str | None = Field(
+        default=None,
+        description="A recorded run whose observations answer the tool calls: how a run whose "
+        "tools were live (tools_url, mcp_server) replays without them.",
+    )
     miss_policy: str = Field(default="error", description="What a call without a recording gets.")
     simulator: str | None = Field(
         default=None, description="Model that plays missing APIs (miss policy simulate)."
@@ -203,6 +208,8 @@ class RunConfig(BaseModel):
     def _one_tool_source(self) -> RunConfig:
         if self.mcp_server and self.tools_url:
             raise ValueError("tools come from --tools-url or --mcp-server, not both")
+        if self.tools_replay and (self.mcp_server or self.tools_url):
+            raise ValueError("a replay's tools come from its recording, not a server")
         if self.record_into and not self.mcp_server:
             raise ValueError("--record-into records what an MCP server answers: add --mcp-server")
         if self.ray_address and self.executor != "ray":

@@ -11,6 +11,8 @@ transport         selected by      what it is
 ``http``          ``tools_url``    a running mock tool server (``sandbox serve``)
 ``mcp``           ``mcp_server``   any MCP server, optionally recorded into a suite
                                    (``sandbox.tool_envs.mcp``)
+``recorded``      ``tools_replay`` a recorded run's own observations (the replay of a run
+                                   whose tools were live; ``sandbox.tool_envs.recorded``)
 ================  ===============  ==========================================================
 
 Adding a transport is a module whose ``open`` returns a ``ToolEnvs`` and one
@@ -51,6 +53,7 @@ from sandbox.store.config import RunConfig
 from sandbox.store.redact import redact
 from sandbox.tool_envs.http import HttpToolEnv
 from sandbox.tool_envs.mcp import open_mcp
+from sandbox.tool_envs.recorded import open_recorded
 
 __all__ = [
     "TOOL_TRANSPORTS",
@@ -248,3 +251,4 @@ def _remote(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpTool
 register_tool_transport(ToolTransport("in-process", _in_process))
 register_tool_transport(ToolTransport("http", _remote, selected_by="tools_url"))
 register_tool_transport(ToolTransport("mcp", open_mcp, selected_by="mcp_server"))
+register_tool_transport(ToolTransport("recorded", open_recorded, selected_by="tools_replay"))

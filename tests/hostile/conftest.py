@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvicorn
 
 from tests.agents.models.openai_server import ScriptedOpenAIServer, finish_reply, slow
 
@@ -48,3 +53,25 @@ def wait_for_lines(file: Path, n: int, proc: subprocess.Popen[bytes], timeout: f
         assert proc.poll() is None, proc.communicate()[1].decode()
         assert time.monotonic() < deadline, f"the run never wrote {n} episodes"
         time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on a free 127.0.0.1 port in a thread; yields its base URL and
+    stops it on exit."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

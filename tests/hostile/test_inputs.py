@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MINI
 
 from mock_tools import SuiteError, load_suite
 from sandbox.cli import main
 from sandbox.store import RunStore, read_trajectories
 from tests.agents.models.openai_server import ScriptedOpenAIServer
+from tests.hostile.conftest import MINI
 
 RUN = ["run", "--agent", "react", "--no-plots", "--json"]
 

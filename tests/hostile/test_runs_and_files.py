@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import MINI, ROOT, lines, sandbox, wait_for_lines
 
+from mock_tools import create_app, load_suite
+from mock_tools.overlay import OVERLAY_FILE, OverlayStore
 from sandbox.cli import main
 from sandbox.store import RunStore, read_trajectories
 from tests.agents.models.openai_server import finish_reply
+from tests.hostile.conftest import MINI, ROOT, lines, sandbox, serving, wait_for_lines
 
 RUN = ["run", "--suite", str(MINI), "--agent", "react", "--no-plots"]
 
@@ -172,3 +175,38 @@ def test_11_a_run_resumes_from_any_folder(tmp_path: Path, monkeypatch) -> None:
     assert main(["run", "--resume", str(folder), "--no-plots"]) == 0
     assert len(read_trajectories(folder)) == len(kept)
     assert Path(RunStore.open(folder).manifest.suite.path).is_absolute()
+
+
+def test_13_an_upstream_run_records_into_the_overlay_and_resumes(tmp_path: Path) -> None:
+    """A run with ``--miss-policy upstream`` keeps what the real API said in the overlay, never
+    in the suite: the suite's fingerprint does not change, so the run resumes."""
+    suite = tmp_path / "mini"
+    shutil.copytree(MINI, suite)
+    shutil.rmtree(suite / "recordings")  # every call misses and goes upstream
+    before = load_suite(suite).fingerprint
+    out = tmp_path / "runs"
+    with serving(create_app(load_suite(MINI))) as upstream:
+        argv = ["run", "--suite", str(suite), "--agent", "react", "--no-plots"]
+        argv += ["--model", "reference", "--out", str(out), "--run-id", "up", "--trials", "2"]
+        argv += ["--miss-policy", "upstream", "--upstream-url", f"{upstream}/tools"]
+        assert main(argv) == 0
+        folder = out / "up"
+        kept = lines(folder / "trajectories.jsonl")
+        (folder / "trajectories.jsonl").write_text("".join(x + "\n" for x in kept[:3]))
+        store = RunStore.open(folder)
+        store.manifest.status = "interrupted"
+        store.write_manifest()
+        assert main(["run", "--resume", str(folder), "--no-plots"]) == 0
+    assert load_suite(suite).fingerprint == before
+    assert not (suite / "recordings").exists()
+    assert len(OverlayStore(suite / OVERLAY_FILE)) > 0
+    trajectories = read_trajectories(folder)
+    assert len(trajectories) == len(kept)
+    provenances = {
+        c.observation.provenance
+        for t in trajectories
+        for n in t.nodes
+        for c in n.calls
+        if c.observation is not None
+    }
+    assert "upstream" in provenances

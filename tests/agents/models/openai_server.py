@@ -41,13 +41,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 DEFAULT_ANSWER = "This is the scripted default answer."
 
@@ -60,6 +60,8 @@ class Reply:
     body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    raw: str | None = None
+    """Sent as the body verbatim instead of ``body`` (a proxy's HTML page, a cut body)."""
 
 
 Script = Reply | Callable[[dict[str, Any]], Reply]
@@ -126,9 +128,14 @@ def error_reply(status: int, *, retry_after: float | str | None = None, message:
     return Reply(status=status, body=body, headers=headers)
 
 
+def raw_reply(text: str, *, status: int = 200, content_type: str = "text/html") -> Reply:
+    """A body that is not a completion: ``text`` verbatim, as a misbehaving proxy sends it."""
+    return Reply(status=status, headers={"content-type": content_type}, raw=text)
+
+
 def slow(reply: Reply, seconds: float) -> Reply:
     """The same reply, sent after ``seconds``."""
-    return Reply(status=reply.status, body=reply.body, headers=reply.headers, delay=seconds)
+    return replace(reply, delay=seconds)
 
 
 def default_reply(body: dict[str, Any]) -> Reply:
@@ -177,13 +184,15 @@ class ScriptedOpenAIServer:
         app = FastAPI()
 
         @app.post("/v1/chat/completions")
-        async def chat(request: Request) -> JSONResponse:
+        async def chat(request: Request) -> Response:
             body = await request.json()
             self.requests.append(body)
             self.request_times.append(time.monotonic())
             reply = self._next(body)
             if reply.delay:
                 await asyncio.sleep(reply.delay)
+            if reply.raw is not None:
+                return Response(reply.raw, status_code=reply.status, headers=reply.headers)
             return JSONResponse(reply.body, status_code=reply.status, headers=reply.headers)
 
         @app.get("/v1/models")
