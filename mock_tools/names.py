@@ -22,12 +22,16 @@ from collections.abc import Iterable, Mapping
 from rapidfuzz import fuzz, process
 
 FUNCTION_NAME_MAX = 64
+NAME_MAX = 256  # longer tool or API names are rejected before any lookup (see MockToolService)
+SUGGEST_QUERY_MAX = 64  # characters of a wrong name compared when suggesting
+SUGGEST_SHORTLIST = 24  # candidates kept by the cheap first pass
 _OUTSIDE = re.compile(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]")
 _RUNS = re.compile(r"_+")
 _RESERVED = frozenset({"from", "class", "return", "false", "true", "id", "and", ""})
 
 __all__ = [
     "FUNCTION_NAME_MAX",
+    "NAME_MAX",
     "NameResolver",
     "api_identifier",
     "function_name",
@@ -169,5 +173,19 @@ class NameResolver:
         else:
             choices = [f"{t}/{a}" for t, a in self._pairs]
             query = f"{tool}/{api}"
-        matches = process.extract(query, choices, scorer=fuzz.WRatio, limit=limit)
-        return [m[0] for m in sorted(matches, key=lambda m: (-m[1], m[0]))]
+        return _closest(query[:SUGGEST_QUERY_MAX], choices, limit)
+
+
+def _closest(query: str, choices: list[str], limit: int) -> list[str]:
+    """The ``limit`` choices closest to ``query``, best first, at a bounded cost.
+
+    A cheap first pass (plain edit-distance ratio, linear in the catalog) keeps a short list, and
+    only that list is ranked by the costlier weighted ratio; with the query cut to
+    ``SUGGEST_QUERY_MAX`` characters a suggestion over ToolBench's 16,000 APIs costs about a
+    millisecond, whatever the caller sent.
+    """
+    if len(choices) > SUGGEST_SHORTLIST:
+        first = process.extract(query, choices, scorer=fuzz.ratio, limit=SUGGEST_SHORTLIST)
+        choices = [m[0] for m in first]
+    matches = process.extract(query, choices, scorer=fuzz.WRatio, limit=limit)
+    return [m[0] for m in sorted(matches, key=lambda m: (-m[1], m[0]))]

@@ -33,7 +33,7 @@ from mock_tools.errors import MockToolsError
 from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
 from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
-from mock_tools.names import NameResolver
+from mock_tools.names import NAME_MAX, NameResolver
 from mock_tools.overlay import OverlayStore
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
@@ -176,6 +176,10 @@ class MockToolService:
         return tool, api, outcome
 
     def resolve(self, tool: str, api: str) -> tuple[str, str]:
+        if len(tool) > NAME_MAX or len(api) > NAME_MAX:
+            raise Rejected(
+                422, "name_too_long", f"tool and API names are at most {NAME_MAX} characters"
+            )
         pair = self.resolver.resolve(tool, api)
         if pair is None:
             known_tool = self.resolver.tool(tool) is not None
