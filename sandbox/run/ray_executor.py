@@ -14,7 +14,8 @@ every episode are those of a local run.
 The driver keeps at most ``--concurrency`` episodes in flight (each sent to the least busy
 worker) and calls ``done`` as each comes back; it stays the only writer of the run folder. A
 worker process that dies mid-episode is restarted by Ray, which runs its pending episodes again
-(``max_restarts``, ``max_task_retries``); an episode whose worker is lost for good becomes an
+(``max_restarts``, ``max_task_retries``); the episodes of a worker Ray gives up on run again on
+the workers that are left, and only when every worker is lost does an episode become an
 infrastructure error that ``--resume`` runs again. Nothing is written twice: an episode's result
 reaches ``done`` once. Imports ``ray`` (the optional ``ray`` extra) at module import: the executor
 registry imports this module only for ``--executor ray``.
@@ -197,14 +198,15 @@ class RayExecutor:
         ]
         queue = deque(batch.todo)
         load = [0] * n
+        lost: set[int] = set()  # workers Ray gave up restarting
         pending: dict[asyncio.Future[Any], tuple[Task, int, int, Any]] = {}
 
         def submit() -> None:
-            while queue and len(pending) < config.concurrency:
+            while queue and len(pending) < config.concurrency and len(lost) < n:
                 task, trial = queue.popleft()
                 if not batch.spend.may_start():
                     continue
-                i = min(range(n), key=load.__getitem__)
+                i = min((j for j in range(n) if j not in lost), key=load.__getitem__)
                 ref = workers[i].run.remote(task.id, trial)
                 pending[asyncio.wrap_future(ref.future())] = (task, trial, i, ref)
                 load[i] += 1
@@ -217,6 +219,10 @@ class RayExecutor:
                 for future in finished:
                     task, trial, i, _ = pending.pop(future)
                     load[i] -= 1
+                    if _worker_lost(future) and len(lost | {i}) < n:
+                        lost.add(i)  # run it again on a worker that is still there
+                        queue.appendleft((task, trial))
+                        continue
                     results.append((task, trial, future))
                 submit()  # the workers get their next episodes before the driver writes these
                 for task, trial, future in results:
@@ -228,6 +234,10 @@ class RayExecutor:
             for worker in workers:
                 with contextlib.suppress(Exception):
                     ray.kill(worker)
+
+
+def _worker_lost(future: asyncio.Future[Any]) -> bool:
+    return not future.cancelled() and isinstance(future.exception(), RayActorError)
 
 
 def _trajectory(

@@ -109,3 +109,32 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path:
         RunConfig(**BASE, out=str(out), run_id="local", trials=trials), show_progress=False
     )
     assert comparable_scores(out / "killed") == comparable_scores(local.path)
+
+
+def test_the_episodes_of_a_worker_lost_for_good_run_on_the_others(cluster, tmp_path: Path) -> None:
+    trials, out = 6, tmp_path / "runs"
+    cmd = [sys.executable, "-m", "sandbox", "run", "--executor", "ray", "--ray-address", cluster]
+    cmd += ["--agent", "dfsdt", "--model", "noisy-reference", "--trials", str(trials)]
+    cmd += ["--out", str(out), "--run-id", "lost", "--json", "--no-plots"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    file = out / "lost" / "trajectories.jsonl"
+    total = 58 * trials
+    try:
+        deadline = time.monotonic() + 240
+        while len(_lines(file)) < 40:
+            assert proc.poll() is None, "the run ended before a worker could be lost"
+            assert time.monotonic() < deadline, "the run made no progress"
+            time.sleep(0.05)
+        worker = ray.get_actor(worker_name("lost", 0), namespace=NAMESPACE)
+        ray.kill(worker, no_restart=True)  # Ray will not bring this one back
+        lost_at = len(_lines(file))
+        stdout, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert lost_at < total, "the worker was lost after the run had finished"
+    summary = json.loads(stdout.decode().splitlines()[-1])
+    keys = [(json.loads(line)["scenario_id"], json.loads(line)["trial"]) for line in _lines(file)]
+    assert len(keys) == total and len(set(keys)) == total
+    assert summary["by_status"].get("error", 0) == 0
