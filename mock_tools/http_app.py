@@ -44,6 +44,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
+from starlette.routing import Match, Route
 
 from mock_tools.http_calls import (
     FAULTS_HEADER,
@@ -95,6 +96,28 @@ def _header(request: Request, name: str) -> str | None:
 
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", standardize(name)).strip("_") or "x"
+
+
+class MockToolsApp(FastAPI):
+    """FastAPI whose call routes (``mock_tools.http_calls``) answer before its middleware stack.
+
+    They stay first in ``router.routes`` too (so they are the routes of their paths however the
+    app is entered); ``__call__`` only looks them up ahead of FastAPI's own dispatch, which costs
+    more per request than the lookup itself. Middleware added to the app does not see them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.call_routes: list[Route] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            for route in self.call_routes:
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    scope.update(child)
+                    await route.app(scope, receive, send)
+                    return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -161,7 +184,7 @@ def http_app(
         finally:
             await service.aclose()
 
-    app = FastAPI(
+    app = MockToolsApp(
         title=f"mock tools: {suite.name}",
         version=suite.meta.version,
         description=suite.meta.description or "Deterministic mock tool server (agent-sandbox).",
@@ -173,7 +196,8 @@ def http_app(
         service, max_body_bytes=max_body_bytes, typed={path: pair for pair, path in typed.items()}
     )
     # the lean call endpoints go first: they answer their paths before any FastAPI route
-    app.router.routes[:0] = [*call_routes(calls), *mcp_routes]
+    app.call_routes = call_routes(calls)
+    app.router.routes[:0] = [*app.call_routes, *mcp_routes]
 
     @app.get("/health", tags=["meta"])
     async def health() -> dict[str, Any]:

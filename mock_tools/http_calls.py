@@ -61,6 +61,7 @@ _SESSION = SESSION_HEADER.lower().encode()
 _FAULTS = FAULTS_HEADER.lower().encode()
 _RECORDINGS = RECORDINGS_HEADER.lower().encode()
 _SANDBOX = b"x-sandbox-"
+_HIT = (_PROVENANCE, b"hit")
 
 NATIVE, VIRTUAL, TYPED = "native", "virtual", "typed"
 
@@ -81,7 +82,7 @@ class CallRoutes:
         self.typed = dict(typed)
         self._calls: dict[tuple[str, str, str, bytes], Call] = {}
         self._contexts: dict[tuple[bytes, ...], CallContext] = {}
-        self._hits: dict[tuple[Any, ...], tuple[RawHeaders, bytes]] = {}
+        self._hits: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
         self._no_context = CallContext()
 
     async def serve(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
@@ -177,13 +178,17 @@ class CallRoutes:
             cached = self._hits.get(key)
             if cached is None:
                 body = dumps(virtual_payload(o) if virtual else native_payload(o))
-                headers = _headers(o.provenance, o.occurrence)
-                headers.append((b"content-length", str(len(body)).encode()))
                 if len(self._hits) >= _HIT_BODIES:
                     self._hits.clear()
-                cached = self._hits[key] = (headers, body)
-            await send({"type": "http.response.start", "status": o.status, "headers": cached[0]})
-            await send({"type": "http.response.body", "body": cached[1]})
+                cached = self._hits[key] = (body, str(len(body)).encode())
+            headers = [
+                _JSON,
+                _HIT,
+                (_OCCURRENCE, str(o.occurrence).encode()),
+                (b"content-length", cached[1]),
+            ]
+            await send({"type": "http.response.start", "status": o.status, "headers": headers})
+            await send({"type": "http.response.body", "body": cached[0]})
             return
         headers = _headers(o.provenance, o.occurrence, o.headers)
         if o.raw is not None:

@@ -111,10 +111,9 @@ class Outcome:
     """Where a response made at run time came from: source, simulator model, time."""
     infra: bool = False
     """An infrastructure failure (simulator or upstream down): not the tool's behaviour."""
-    slot: tuple[str, str, str, str | None, int] | None = None
-    """For a recorded hit: ``(tool, api, key, recordings scope, occurrence)``, which always
-    names the same recorded response (the first one stored wins), so a transport may keep the
-    answer it encoded under it."""
+    slot: tuple[str | None, str, str, str, int] | None = None
+    """For a recorded hit, where it is recorded (``RecordingStore.locate``): that place always
+    holds the same response, so a transport may keep the answer it encoded under it."""
 
 
 @dataclass(frozen=True)
@@ -289,11 +288,9 @@ class MockToolService:
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
         occurrence = self.deliveries.next(ctx.scope, tool, api, key)
-        hit = self.store.get(tool, api, key, occurrence, scope=ctx.recordings)
-        if hit is not None:
-            return Outcome(
-                "hit", hit, occurrence, slot=(tool, api, key, ctx.recordings, occurrence)
-            )
+        found = self.store.locate(tool, api, key, occurrence, scope=ctx.recordings)
+        if found is not None:
+            return Outcome("hit", found[0], occurrence, slot=found[1])
         if self.overlay is not None:
             made = self.overlay.get(tool, api, key)
             if made is not None:
