@@ -47,6 +47,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.routing import Match, Route
 
 from mock_tools.http_calls import (
+    BAD_INPUT_RESPONSES,
     FAULTS_HEADER,
     OCCURRENCE_HEADER,
     PROVENANCE_HEADER,
@@ -248,6 +249,7 @@ def _typed_docs(suite: Suite, typed: dict[tuple[str, str], str]) -> dict[str, An
             "requestBody": {"content": {"application/json": {"schema": spec.parameters}}},
             "responses": {
                 "200": {"description": "The recorded answer: ok, body, error, provenance."},
+                **BAD_INPUT_RESPONSES,
                 "422": {"description": "The arguments do not match the schema."},
             },
         }

@@ -33,6 +33,7 @@ __all__ = [
     "RECORDINGS_HEADER",
     "SCENARIO_HEADER",
     "SESSION_HEADER",
+    "BAD_INPUT_RESPONSES",
     "CallRoutes",
     "call_docs",
     "call_routes",
@@ -278,7 +279,7 @@ _PATH_PARAMS = [
     for name in ("tool", "api")
 ]
 _ANSWER = {"200": {"description": "The answer", "content": {"application/json": {"schema": {}}}}}
-_BAD_INPUT = {
+BAD_INPUT_RESPONSES: dict[str, Any] = {
     "400": {"description": "Malformed JSON or a bad X-Sandbox-Faults header."},
     "404": {"description": "Unknown tool or API (with the closest names)."},
     "413": {"description": "Request body too large."},
@@ -318,7 +319,7 @@ def call_docs() -> dict[str, Any]:
                         }
                     }
                 },
-                "responses": {**_ANSWER, **_BAD_INPUT},
+                "responses": {**_ANSWER, **BAD_INPUT_RESPONSES},
             }
         },
         "/virtual": {
@@ -328,8 +329,11 @@ def call_docs() -> dict[str, Any]:
                 "description": 'StableToolBench-compatible endpoint: answers ``{"error": str, '
                 '"response": ...}``.',
                 "operationId": "virtual_virtual_post",
-                "requestBody": {"content": {"application/json": {"schema": _VIRTUAL_SCHEMA}}},
-                "responses": {**_ANSWER, **_BAD_INPUT},
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _VIRTUAL_SCHEMA}},
+                },
+                "responses": {**_ANSWER, **BAD_INPUT_RESPONSES},
             }
         },
     }
