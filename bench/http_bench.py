@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.http_load import generator, post_load
+from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import CONSTANT, HOST, Server, stack
 from bench.report import BenchResult
 
@@ -81,8 +81,6 @@ def check_hits(port: int) -> None:
 def run(quick: bool = False) -> BenchResult:
     result = BenchResult("http")
     rounds, seconds = (2, 1.0) if quick else (5, 4.0)
-    rates: dict[str, list[float]] = {}
-    failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         suite = write_suite(Path(tmp))
         with (
@@ -97,13 +95,7 @@ def run(quick: bool = False) -> BenchResult:
                 "fastapi": (bare.port, "/const", NATIVE_BODY),
                 "asgi": (raw.port, "/", NATIVE_BODY),
             }
-            for port, path, body in targets.values():  # warm-up
-                post_load(HOST, port, path, body, seconds=1)
-            for _ in range(rounds):
-                for name, (port, path, body) in targets.items():
-                    load = post_load(HOST, port, path, body, seconds=seconds)
-                    rates.setdefault(name, []).append(load.requests_per_second)
-                    failed += load.failed
+            rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
     labels = {
         "virtual": "project POST /virtual (hit)",
         "native": "project POST /tools/{tool}/{api} (hit)",
@@ -114,10 +106,9 @@ def run(quick: bool = False) -> BenchResult:
         result.add(f"req/s, {label}", statistics.median(rates[name]), "/s", f"{name}_per_second")
     for project in ("virtual", "native"):
         for base in ("fastapi", "asgi"):
-            paired = [p / b for p, b in zip(rates[project], rates[base], strict=True)]
             result.add(
                 f"ratio {project} / {base}",
-                statistics.median(paired),
+                paired_ratio(rates[project], rates[base]),
                 "",
                 f"{project}_over_{base}",
             )

@@ -15,13 +15,22 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LoadResult", "generator", "post_load", "post_request"]
+__all__ = [
+    "LoadResult",
+    "generator",
+    "interleaved",
+    "paired_ratio",
+    "post_load",
+    "post_request",
+]
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,29 @@ def post_load(
     request = post_request(host, port, path, body, headers)
     ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
     return LoadResult(ok / elapsed, failed, "asyncio")
+
+
+def interleaved(
+    targets: Mapping[str, tuple[int, str, bytes]], *, rounds: int, seconds: float
+) -> tuple[dict[str, list[float]], int]:
+    """Requests per second of each target ``name -> (port, path, body)`` in every round, and the
+    failures. Each target is warmed up for a second, then loaded once per round, in turn, so a
+    machine that slows down during the run slows every target alike."""
+    for port, path, body in targets.values():
+        post_load("127.0.0.1", port, path, body, seconds=1)
+    rates: dict[str, list[float]] = {name: [] for name in targets}
+    failed = 0
+    for _ in range(rounds):
+        for name, (port, path, body) in targets.items():
+            load = post_load("127.0.0.1", port, path, body, seconds=seconds)
+            rates[name].append(load.requests_per_second)
+            failed += load.failed
+    return rates, failed
+
+
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """The median of ``a / b`` paired round by round (both measured in the same round)."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 # -- wrk ------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ in cache size (project at 10,000 / project at 10 near 1).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import statistics
 import subprocess
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.http_load import generator, post_load
+from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import HOST, Server
 from bench.report import BenchResult
 
@@ -111,35 +112,25 @@ def _check(port: int, body: bytes, project: bool) -> None:
 
 def run(quick: bool = False) -> BenchResult:
     result = BenchResult("stb")
-    rounds, seconds = (2, 1.0) if quick else (3, 3.0)
-    rates: dict[str, list[float]] = {}
-    failed = 0
+    rounds, seconds = (2, 1.0) if quick else (5, 3.0)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        targets: dict[str, tuple[str, Path, bytes]] = {}
-        for n in SIZES:
-            cache = write_cache(root / f"cache-{n}", n)
-            suite = root / f"suite-{n}"
-            import_cache(cache, suite, n)
-            targets[f"project_{n}"] = ("project", suite, request_body(n))
-            targets[f"peer_{n}"] = ("stb-peer", cache, request_body(n))
-        servers = {name: Server(kind, path) for name, (kind, path, _) in targets.items()}
-        try:
-            for server in servers.values():
-                server.__enter__()
-            for name, server in servers.items():
-                _check(server.port, targets[name][2], name.startswith("project"))
-                post_load(HOST, server.port, "/virtual", targets[name][2], seconds=1)  # warm-up
-            for _ in range(rounds):
-                for name, server in servers.items():
-                    load = post_load(
-                        HOST, server.port, "/virtual", targets[name][2], seconds=seconds
-                    )
-                    rates.setdefault(name, []).append(load.requests_per_second)
-                    failed += load.failed
-        finally:
-            for server in servers.values():
-                server.__exit__(None, None, None)
+        bodies = {n: request_body(n) for n in SIZES}
+        with contextlib.ExitStack() as stack:
+            ports: dict[str, int] = {}
+            for n in SIZES:
+                cache = write_cache(root / f"cache-{n}", n)
+                suite = root / f"suite-{n}"
+                import_cache(cache, suite, n)
+                ports[f"project_{n}"] = stack.enter_context(Server("project", suite)).port
+                ports[f"peer_{n}"] = stack.enter_context(Server("stb-peer", cache)).port
+            targets = {
+                name: (port, "/virtual", bodies[int(name.rsplit("_", 1)[1])])
+                for name, port in ports.items()
+            }
+            for name, (port, _, body) in targets.items():
+                _check(port, body, name.startswith("project"))
+            rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
     for n in SIZES:
         result.add(
             f"req/s, project /virtual, {n:,} entries",
@@ -154,20 +145,16 @@ def run(quick: bool = False) -> BenchResult:
             f"peer_per_second_{n}",
         )
     for n in SIZES:
-        paired = [p / q for p, q in zip(rates[f"project_{n}"], rates[f"peer_{n}"], strict=True)]
         result.add(
             f"ratio project / peer, {n:,} entries",
-            statistics.median(paired),
+            paired_ratio(rates[f"project_{n}"], rates[f"peer_{n}"]),
             "x",
             f"project_over_peer_{n}",
         )
     small, large = SIZES
-    paired = [
-        p / q for p, q in zip(rates[f"project_{large}"], rates[f"project_{small}"], strict=True)
-    ]
     result.add(
         f"ratio project {large:,} / {small:,} entries",
-        statistics.median(paired),
+        paired_ratio(rates[f"project_{large}"], rates[f"project_{small}"]),
         "",
         "project_size_ratio",
     )
