@@ -65,13 +65,20 @@ def post_load(
 
 
 def interleaved(
-    targets: Mapping[str, tuple[int, str, bytes]], *, rounds: int, seconds: float
+    targets: Mapping[str, tuple[int, str, bytes]],
+    *,
+    rounds: int,
+    seconds: float,
+    settle: float = 1.0,
 ) -> tuple[dict[str, list[float]], int]:
     """Requests per second of each target ``name -> (port, path, body)`` in every round, and the
     failures. Each target is warmed up for a second, then loaded once per round, in turn, so a
-    machine that slows down during the run slows every target alike."""
+    machine that slows down during the run slows every target alike. ``settle`` seconds pass
+    after each load, so a slow server still finishing the requests in flight when the load
+    stopped does not take CPU from the next target."""
     for port, path, body in targets.values():
         post_load("127.0.0.1", port, path, body, seconds=1)
+        time.sleep(settle)
     rates: dict[str, list[float]] = {name: [] for name in targets}
     failed = 0
     for _ in range(rounds):
@@ -79,6 +86,7 @@ def interleaved(
             load = post_load("127.0.0.1", port, path, body, seconds=seconds)
             rates[name].append(load.requests_per_second)
             failed += load.failed
+            time.sleep(settle)
     return rates, failed
 
 
