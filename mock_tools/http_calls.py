@@ -82,7 +82,7 @@ class CallRoutes:
         self.max_body_bytes = max_body_bytes
         self.typed = dict(typed)
         self._calls: dict[tuple[str, str, str, bytes], Call] = {}
-        self._contexts: dict[tuple[bytes, ...], CallContext] = {}
+        self._contexts: dict[tuple[bytes | None, ...], CallContext] = {}
         self._hits: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
         self._no_context = CallContext()
 
@@ -90,13 +90,15 @@ class CallRoutes:
         virtual = kind == VIRTUAL
         content_type = content_length = None
         sandbox: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
+        for name, value in scope["headers"]:  # the first of repeated headers counts
             if name == b"content-type":
-                content_type = value.decode("latin-1")
+                if content_type is None:
+                    content_type = value.decode("latin-1")
             elif name == b"content-length":
-                content_length = value.decode("latin-1")
+                if content_length is None:
+                    content_length = value.decode("latin-1")
             elif name.startswith(_SANDBOX):
-                sandbox[name] = value
+                sandbox.setdefault(name, value)
         try:
             ctx = self._context(sandbox) if sandbox else self._no_context
             tool, api = self._target(kind, scope)
@@ -118,7 +120,7 @@ class CallRoutes:
         await self._answer(send, outcome, virtual)
 
     def _context(self, sandbox: dict[bytes, bytes]) -> CallContext:
-        raw = tuple(sandbox.get(n, b"") for n in (_SCENARIO, _SESSION, _FAULTS, _RECORDINGS))
+        raw = tuple(sandbox.get(n) for n in (_SCENARIO, _SESSION, _FAULTS, _RECORDINGS))
         found = self._contexts.get(raw)
         if found is not None:
             return found

@@ -155,3 +155,15 @@ def test_locate_names_the_place_a_response_is_recorded():
     assert store.locate("t", "a", "k", 5, scope="s")[1] == ("s", "t", "a", "k", 0)
     assert store.locate("t", "a", "k", scope="elsewhere")[1] == (None, "t", "a", "k", 0)
     assert store.locate("t", "a", "missing") is None
+
+
+async def test_the_first_of_repeated_headers_counts_as_before(client):
+    body = b'{"order_id": "A1"}'
+    first = [(SESSION_HEADER, "s1"), (SESSION_HEADER, "s2")]
+    assert (await client.post("/tools/shop/order status", content=body, headers=first)).json()[
+        "body"
+    ] == {"status": "pending"}
+    r = await client.post("/tools/shop/order status", content=body, headers={SESSION_HEADER: "s1"})
+    assert r.headers[OCCURRENCE_HEADER] == "2"
+    r = await client.post("/tools/shop/order status", content=body, headers={SESSION_HEADER: "s2"})
+    assert r.headers[OCCURRENCE_HEADER] == "1"
