@@ -16,6 +16,7 @@ faults, names and miss modules; never FastAPI or a transport.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections import Counter
 from collections.abc import Mapping
@@ -323,6 +324,7 @@ class MockToolService:
         occurrence: int,
         ctx: CallContext,
     ) -> Outcome:
+        canon = copy.deepcopy(canon)  # a policy may keep or change it; a transport may reuse it
         answer = await self.miss_policy.answer(
             Miss(
                 tool=tool,
