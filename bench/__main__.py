@@ -13,11 +13,13 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import harness_bench, mock_tools_bench, ray_bench, view_bench
+from bench import harness_bench, http_bench, mock_tools_bench, ray_bench, stb_bench, view_bench
 from bench.report import BenchResult, format_table
 
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "mock_tools": mock_tools_bench.run,
+    "http": http_bench.run,
+    "stb": stb_bench.run,
     "harness": harness_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,

@@ -1,13 +1,161 @@
-"""A small keep-alive HTTP/1.1 load generator on asyncio streams.
+"""HTTP load: ``wrk`` when it is installed, else a small keep-alive load generator on asyncio.
 
-httpx costs more CPU per request than a FastAPI route, so with it the client would be the
-bottleneck and every server would look alike; raw streams keep the client cheap.
+``post_load(host, port, path, body, seconds=..., connections=...)`` POSTs the same JSON body over
+keep-alive connections for ``seconds`` and returns a ``LoadResult`` naming the generator it used.
+
+``wrk`` (Debian's ``wrk`` package: C, epoll, one thread here) costs little CPU per request, so
+the server stays the bottleneck; it is given the request by a Lua script written to a temporary
+file. Without it, the fallback is an asyncio client on raw streams (httpx would cost more CPU per
+request than the routes it measures, and every server would look alike); it needs more CPU than
+wrk, so its figures are lower and the ratios closer together: say which one produced a figure.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "LoadResult",
+    "generator",
+    "interleaved",
+    "paired_ratio",
+    "post_load",
+    "post_request",
+]
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    requests_per_second: float
+    failed: int
+    """Answers that were not 2xx, plus socket errors and timeouts."""
+    generator: str
+
+
+def generator() -> str:
+    """``wrk`` when it is on the PATH, else ``asyncio``."""
+    return "wrk" if shutil.which("wrk") else "asyncio"
+
+
+def post_load(
+    host: str,
+    port: int,
+    path: str,
+    body: bytes,
+    *,
+    seconds: float,
+    connections: int = 16,
+    headers: dict[str, str] | None = None,
+) -> LoadResult:
+    """Load ``POST path`` with ``body`` (one thread, ``connections`` keep-alive connections)."""
+    if generator() == "wrk":
+        return _wrk(host, port, path, body, seconds, connections, headers or {})
+    request = post_request(host, port, path, body, headers)
+    ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
+    return LoadResult(ok / elapsed, failed, "asyncio")
+
+
+def interleaved(
+    targets: Mapping[str, tuple[int, str, bytes]],
+    *,
+    rounds: int,
+    seconds: float,
+    settle: float = 1.0,
+) -> tuple[dict[str, list[float]], int]:
+    """Requests per second of each target ``name -> (port, path, body)`` in every round, and the
+    failures. Each target is warmed up for a second, then loaded once per round, in turn, so a
+    machine that slows down during the run slows every target alike. ``settle`` seconds pass
+    after each load, so a slow server still finishing the requests in flight when the load
+    stopped does not take CPU from the next target."""
+    for port, path, body in targets.values():
+        post_load("127.0.0.1", port, path, body, seconds=1)
+        time.sleep(settle)
+    rates: dict[str, list[float]] = {name: [] for name in targets}
+    failed = 0
+    for _ in range(rounds):
+        for name, (port, path, body) in targets.items():
+            load = post_load("127.0.0.1", port, path, body, seconds=seconds)
+            rates[name].append(load.requests_per_second)
+            failed += load.failed
+            time.sleep(settle)
+    return rates, failed
+
+
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """The median of ``a / b`` paired round by round (both measured in the same round)."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
+
+
+# -- wrk ------------------------------------------------------------------------------------------
+
+
+def _lua_string(data: bytes) -> str:
+    return '"' + "".join(f"\\{b}" for b in data) + '"'
+
+
+def _wrk(
+    host: str,
+    port: int,
+    path: str,
+    body: bytes,
+    seconds: float,
+    connections: int,
+    headers: dict[str, str],
+) -> LoadResult:
+    lines = ['wrk.method = "POST"', f"wrk.body = {_lua_string(body)}"]
+    for name, value in {"Content-Type": "application/json", **headers}.items():
+        lines.append(f"wrk.headers[{_lua_string(name.encode())}] = {_lua_string(value.encode())}")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "post.lua"
+        script.write_text("\n".join(lines) + "\n")
+        duration = max(1, round(seconds))
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{duration}s",
+                "--timeout",
+                "10s",
+                "-s",
+                str(script),
+                f"http://{host}:{port}{path}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=duration + 60,
+        ).stdout
+    rate = re.search(r"Requests/sec:\s*([\d.]+)", out)
+    if rate is None:
+        raise RuntimeError(f"wrk printed no rate:\n{out}")
+    failed = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s*(\d+)", out))
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    if errors is not None:
+        failed += sum(int(n) for n in errors.groups())
+    return LoadResult(float(rate.group(1)), failed, "wrk")
+
+
+# -- the asyncio fallback -------------------------------------------------------------------------
+
+
+def post_request(
+    host: str, port: int, path: str, body: bytes, headers: dict[str, str] | None = None
+) -> bytes:
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"{extra}Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 async def _worker(host: str, port: int, request: bytes, deadline: float, counts: list[int]) -> None:
@@ -30,27 +178,11 @@ async def _worker(host: str, port: int, request: bytes, deadline: float, counts:
 
 async def _load(
     host: str, port: int, request: bytes, seconds: float, connections: int
-) -> tuple[int, int]:
+) -> tuple[int, int, float]:
     counts = [0, 0]
-    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    deadline = started + seconds
     await asyncio.gather(
         *(_worker(host, port, request, deadline, counts) for _ in range(connections))
     )
-    return counts[0], counts[1]
-
-
-def post_request(host: str, port: int, path: str, body: bytes) -> bytes:
-    return (
-        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-
-
-def requests_per_second(
-    host: str, port: int, request: bytes, *, seconds: float, connections: int = 8
-) -> tuple[float, int]:
-    """Successful requests per second over ``seconds`` (after a short warm-up), and failures."""
-    asyncio.run(_load(host, port, request, min(0.5, seconds / 4), connections))
-    started = time.perf_counter()
-    ok, failed = asyncio.run(_load(host, port, request, seconds, connections))
-    return ok / (time.perf_counter() - started), failed
+    return counts[0], counts[1], time.perf_counter() - started

@@ -12,8 +12,10 @@ Native answers are ``{"ok", "body", "error", "provenance"}`` (plus ``code`` on e
 error (``ok: false``) is the tool's real behaviour and comes with HTTP 200. A **miss** under the
 ``error`` policy is also HTTP 200 with ``ok: false``, ``code: "no_recording"`` and provenance
 ``miss``: the API exists, nothing was recorded for these arguments. That is distinct from an unknown
-API (HTTP 404, ``code: "unknown_api"``). Bad input: 400 malformed JSON, 413 body too large,
-422 schema violations or a non-object body. Injected faults answer with their own status.
+API (HTTP 404, ``code: "unknown_api"``). Bad input: 400 malformed JSON (or text that is not
+UTF-8), 413 body too large, 415 a body declared as another media type than JSON, 422 schema
+violations, a non-object body or nesting deeper than 64 levels. Injected faults answer with their
+own status.
 
 Every tool-call answer carries ``X-Sandbox-Provenance`` (``hit | miss | nearest | simulated |
 upstream | fault:<kind> | unknown | invalid | bad_request``) and is counted in ``/stats``.
@@ -25,13 +27,14 @@ hash; ``X-Sandbox-Faults`` overrides the fault config with a JSON ``FaultConfig`
 session and recordings values are percent-encoded UTF-8 (``header_value``), so any task id can
 travel in them.
 
-This module only parses requests and renders answers: the call path is the service's
-(``mock_tools.service``). May import the service, miss, faults and suite modules.
+The call routes are lean ASGI endpoints (``mock_tools.http_calls``) placed ahead of the FastAPI
+routes, documented in ``/openapi.json`` all the same; this module builds the app, its meta routes
+and the documentation. The call path is the service's (``mock_tools.service``). May import the
+service, http_calls, miss, faults and suite modules.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -40,15 +43,26 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
-from fastapi import Response as HTTPResponse
 from fastapi.openapi.utils import get_openapi
+from starlette.routing import Match, Route
 
+from mock_tools.http_calls import (
+    BAD_INPUT_RESPONSES,
+    FAULTS_HEADER,
+    OCCURRENCE_HEADER,
+    PROVENANCE_HEADER,
+    RECORDINGS_HEADER,
+    SCENARIO_HEADER,
+    SESSION_HEADER,
+    CallRoutes,
+    call_docs,
+    call_routes,
+)
 from mock_tools.miss import MissPolicy
-from mock_tools.models import FaultConfig, Response
+from mock_tools.models import FaultConfig
 from mock_tools.names import function_name, standardize
 from mock_tools.overlay import OverlayStore
-from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
-from mock_tools.service import CallContext, MockToolService, Outcome, Rejected, create_service
+from mock_tools.service import MockToolService, create_service
 from mock_tools.suite import Suite
 
 __all__ = [
@@ -64,47 +78,10 @@ __all__ = [
     "http_app",
 ]
 
-PROVENANCE_HEADER = "X-Sandbox-Provenance"
-OCCURRENCE_HEADER = "X-Sandbox-Occurrence"
-SCENARIO_HEADER = "X-Sandbox-Scenario"
-SESSION_HEADER = "X-Sandbox-Session"
-FAULTS_HEADER = "X-Sandbox-Faults"
-RECORDINGS_HEADER = "X-Sandbox-Recordings"
 DEFAULT_MAX_BODY_BYTES = 1_000_000
-_OBJECT_BODY = {"type": "object", "additionalProperties": True}
 
 
 # ---------------------------------------------------------------------------------------- HTTP
-
-
-async def _read_json(request: Request, limit: int) -> Any:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
-    if length is not None and length.isdigit():
-        raw = await request.body()
-    else:
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
-            chunks.append(chunk)
-        raw = b"".join(chunks)
-    if len(raw) > limit:
-        raise Rejected(413, "body_too_large", f"request body over {limit} bytes")
-    if not raw.strip():
-        return {}
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as e:
-        raise Rejected(400, "malformed_json", f"request body is not valid JSON: {e}") from None
-
-
-def _object(value: Any, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise Rejected(422, "not_an_object", f"{what} must be a JSON object")
-    return value
 
 
 def header_value(text: str) -> str:
@@ -118,65 +95,30 @@ def _header(request: Request, name: str) -> str | None:
     return None if value is None else unquote(value)
 
 
-def _context(request: Request) -> CallContext:
-    h = request.headers
-    scenario = _header(request, SCENARIO_HEADER)
-    scope = _header(request, SESSION_HEADER) or scenario or ""
-    return CallContext.parse(
-        scenario, scope, h.get(FAULTS_HEADER), _header(request, RECORDINGS_HEADER)
-    )
-
-
-def _reply(
-    payload: Any, status: int, provenance: str, extra: Mapping[str, str] | None = None
-) -> HTTPResponse:
-    body = dumps(payload)
-    headers = {PROVENANCE_HEADER: provenance, **(extra or {})}
-    return HTTPResponse(body, status, headers, media_type="application/json")
-
-
-class _HitBodies:
-    """Rendered bodies of recorded hits, made once per recording and route shape.
-
-    A recording never changes while it is served, so its answer is serialised once. Entries are
-    keyed by the recorded ``Response`` object (which the store keeps alive) and checked by
-    identity, so a reused ``id`` can never serve a stale body.
-    """
-
-    def __init__(self, limit: int = 100_000) -> None:
-        self._bodies: dict[tuple[int, bool], tuple[Response, bytes]] = {}
-        self._limit = limit
-
-    def get(self, o: Outcome, virtual: bool) -> bytes:
-        key = (id(o.response), virtual)
-        cached = self._bodies.get(key)
-        if cached is not None and cached[0] is o.response:
-            return cached[1]
-        body = dumps(virtual_payload(o) if virtual else native_payload(o))
-        if len(self._bodies) >= self._limit:
-            self._bodies.clear()
-        self._bodies[key] = (o.response, body)
-        return body
-
-
-def _render(o: Outcome, virtual: bool, hits: _HitBodies) -> HTTPResponse:
-    headers = {OCCURRENCE_HEADER: str(o.occurrence), **(o.headers or {})}
-    if o.raw is not None:
-        headers[PROVENANCE_HEADER] = o.provenance
-        return HTTPResponse(o.raw, o.status, headers, media_type="application/json")
-    if o.provenance == "hit" and o.code is None:
-        headers[PROVENANCE_HEADER] = o.provenance
-        return HTTPResponse(hits.get(o, virtual), o.status, headers, media_type="application/json")
-    payload = virtual_payload(o) if virtual else native_payload(o)
-    return _reply(payload, o.status, o.provenance, headers)
-
-
-def _reject(e: Rejected, virtual: bool) -> HTTPResponse:
-    return _reply(reject_payload(e, virtual), e.status, e.provenance)
-
-
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", standardize(name)).strip("_") or "x"
+
+
+class MockToolsApp(FastAPI):
+    """FastAPI whose call routes (``mock_tools.http_calls``) answer before its middleware stack.
+
+    They stay first in ``router.routes`` too (so they are the routes of their paths however the
+    app is entered); ``__call__`` only looks them up ahead of FastAPI's own dispatch, which costs
+    more per request than the lookup itself. Middleware added to the app does not see them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.call_routes: list[Route] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            for route in self.call_routes:
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    scope.update(child)
+                    await route.app(scope, receive, send)
+                    return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -243,57 +185,20 @@ def http_app(
         finally:
             await service.aclose()
 
-    app = FastAPI(
+    app = MockToolsApp(
         title=f"mock tools: {suite.name}",
         version=suite.meta.version,
         description=suite.meta.description or "Deterministic mock tool server (agent-sandbox).",
         lifespan=lifespan,
     )
     app.state.service = service
-    app.router.routes.extend(mcp_routes)
-
-    hit_bodies = _HitBodies()
-
-    async def handle(request: Request, tool: str, api: str, virtual: bool = False) -> HTTPResponse:
-        try:
-            ctx = _context(request)
-            if virtual:
-                payload = _object(await _read_json(request, max_body_bytes), "request body")
-                tool, api = _virtual_target(payload)
-                tool, api = service.resolve(tool, api)
-                args = _tool_input(payload.get("tool_input"))
-            else:
-                tool, api = service.resolve(tool, api)
-                args = _object(await _read_json(request, max_body_bytes), "arguments")
-        except Rejected as e:
-            service.stats.count(e.provenance)
-            return _reject(e, virtual)
-        try:
-            _, _, outcome = await service.handle(tool, api, args, ctx)
-        except Rejected as e:
-            return _reject(e, virtual)
-        return _render(outcome, virtual, hit_bodies)
-
-    body_doc = {
-        "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in ("tool", "api")
-        ],
-        "requestBody": {"content": {"application/json": {"schema": _OBJECT_BODY}}},
-    }
-
-    @app.post("/tools/{tool}/{api}", tags=["native"], openapi_extra=body_doc)
-    async def call_tool(request: Request) -> HTTPResponse:
-        """Call an API with the JSON body as its arguments (any spelling of the names)."""
-        params = request.path_params
-        return await handle(request, params["tool"], params["api"])
-
-    virtual_doc = {"requestBody": {"content": {"application/json": {"schema": _VIRTUAL_SCHEMA}}}}
-
-    @app.post("/virtual", tags=["stabletoolbench"], openapi_extra=virtual_doc)
-    async def virtual(request: Request) -> HTTPResponse:
-        """StableToolBench-compatible endpoint: answers ``{"error": str, "response": ...}``."""
-        return await handle(request, "", "", virtual=True)
+    typed = _typed_paths(suite)
+    calls = CallRoutes(
+        service, max_body_bytes=max_body_bytes, typed={path: pair for pair, path in typed.items()}
+    )
+    # the lean call endpoints go first: they answer their paths before any FastAPI route
+    app.call_routes = call_routes(calls)
+    app.router.routes[:0] = [*app.call_routes, *mcp_routes]
 
     @app.get("/health", tags=["meta"])
     async def health() -> dict[str, Any]:
@@ -315,18 +220,6 @@ def http_app(
         scope = _header(request, SESSION_HEADER) or _header(request, SCENARIO_HEADER)
         return {"reset_scopes": service.reset(scope)}
 
-    typed = _typed_paths(suite)
-    by_path = {path: pair for pair, path in typed.items()}
-
-    @app.post("/api/{tool_slug}/{api_slug}", include_in_schema=False)
-    async def call_typed(request: Request) -> HTTPResponse:
-        """One documented route per API, dispatched here by a dict lookup (O(1) at any scale)."""
-        params = request.path_params
-        pair = by_path.get(f"/api/{params['tool_slug']}/{params['api_slug']}")
-        if pair is None:
-            return await handle(request, params["tool_slug"], params["api_slug"])
-        return await handle(request, *pair)
-
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(
@@ -335,6 +228,7 @@ def http_app(
                 description=app.description,
                 routes=app.routes,
             )
+            schema["paths"].update(call_docs())
             schema["paths"].update(_typed_docs(suite, typed))
             app.openapi_schema = schema
         return app.openapi_schema
@@ -355,6 +249,7 @@ def _typed_docs(suite: Suite, typed: dict[tuple[str, str], str]) -> dict[str, An
             "requestBody": {"content": {"application/json": {"schema": spec.parameters}}},
             "responses": {
                 "200": {"description": "The recorded answer: ok, body, error, provenance."},
+                **BAD_INPUT_RESPONSES,
                 "422": {"description": "The arguments do not match the schema."},
             },
         }
@@ -399,35 +294,3 @@ def _catalog(suite: Suite) -> list[dict[str, Any]]:
         }
         for t in suite.tools.values()
     ]
-
-
-_VIRTUAL_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "category": {"type": "string"},
-        "tool_name": {"type": "string"},
-        "api_name": {"type": "string"},
-        "tool_input": {"anyOf": [{"type": "object"}, {"type": "string"}]},
-        "strip": {"type": "string"},
-        "toolbench_key": {"type": "string"},
-    },
-    "required": ["tool_name", "api_name"],
-}
-
-
-def _virtual_target(payload: dict[str, Any]) -> tuple[str, str]:
-    tool, api = payload.get("tool_name"), payload.get("api_name")
-    if not isinstance(api, str) or not api or (tool is not None and not isinstance(tool, str)):
-        raise Rejected(422, "invalid_request", "tool_name and api_name must be strings")
-    return tool or "", api
-
-
-def _tool_input(value: Any) -> dict[str, Any]:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except (ValueError, RecursionError):
-            raise Rejected(400, "malformed_json", "tool_input is not valid JSON") from None
-    return _object(value, "tool_input")

@@ -16,6 +16,7 @@ faults, names and miss modules; never FastAPI or a transport.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections import Counter
 from collections.abc import Mapping
@@ -38,7 +39,15 @@ from mock_tools.overlay import OverlayStore
 from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
 
-__all__ = ["CallContext", "MockToolService", "Outcome", "Rejected", "Stats", "create_service"]
+__all__ = [
+    "Call",
+    "CallContext",
+    "MockToolService",
+    "Outcome",
+    "Rejected",
+    "Stats",
+    "create_service",
+]
 
 _MAX_VIOLATIONS = 50
 _VALID_MEMO_SIZE = 100_000
@@ -103,6 +112,19 @@ class Outcome:
     """Where a response made at run time came from: source, simulator model, time."""
     infra: bool = False
     """An infrastructure failure (simulator or upstream down): not the tool's behaviour."""
+    slot: tuple[str | None, str, str, str, int] | None = None
+    """For a recorded hit, where it is recorded (``RecordingStore.locate``): that place always
+    holds the same response, so a transport may keep the answer it encoded under it."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call ready to answer: the suite's names and the canonical arguments with their key."""
+
+    tool: str
+    api: str
+    canon: dict[str, Any]
+    key: str
 
 
 class Stats:
@@ -156,24 +178,44 @@ class MockToolService:
         self, tool: str, api: str, args: Any, ctx: CallContext
     ) -> tuple[str, str, Outcome]:
         """Resolve, validate and answer one call; returns the suite's ``(tool, api)`` and the
-        outcome. ``Rejected`` for bad input (counted in ``stats`` like every outcome)."""
+        outcome. ``Rejected`` for bad input (counted in ``stats`` like every outcome).
+
+        The same three steps a transport may take one by one: ``prepare`` (pure, so its result
+        may be kept for identical requests), ``admit`` and ``answer``."""
+        call = self.prepare(tool, api, args)
+        self.admit(call, ctx)
+        return call.tool, call.api, await self.answer(call, ctx)
+
+    def prepare(self, tool: str, api: str, args: Any) -> Call:
+        """The resolved names and canonical arguments of a call; ``Rejected`` (counted) for an
+        unknown API or arguments that are not an object. Depends on the suite only."""
         try:
             tool, api = self.resolve(tool, api)
         except Rejected as e:
             self.stats.count(e.provenance)
             raise
+        if not isinstance(args, dict):
+            self.stats.count("invalid", tool, api)
+            raise Rejected(422, "not_an_object", "arguments must be a JSON object")
+        canon, key = self.canonical(tool, api, args)
+        return Call(tool, api, canon, key)
+
+    def admit(self, call: Call, ctx: CallContext) -> None:
+        """Check a call that has no recording against its API's schema (a recorded call is
+        served as recorded); ``Rejected`` (counted) listing the violations."""
+        if self.store.has(call.tool, call.api, call.key, scope=ctx.recordings):
+            return
         try:
-            if not isinstance(args, dict):
-                raise Rejected(422, "not_an_object", "arguments must be a JSON object")
-            canon, key = self.canonical(tool, api, args)
-            if not self.store.has(tool, api, key, scope=ctx.recordings):
-                self.validate(tool, api, canon, key)
+            self.validate(call.tool, call.api, call.canon, call.key)
         except Rejected as e:
-            self.stats.count(e.provenance, tool, api)
+            self.stats.count(e.provenance, call.tool, call.api)
             raise
-        outcome = await self.call(tool, api, canon, key, ctx)
-        self.stats.count(outcome.provenance, tool, api)
-        return tool, api, outcome
+
+    async def answer(self, call: Call, ctx: CallContext) -> Outcome:
+        """Answer an admitted call (``call``) and count the outcome."""
+        outcome = await self.call(call.tool, call.api, call.canon, call.key, ctx)
+        self.stats.count(outcome.provenance, call.tool, call.api)
+        return outcome
 
     def resolve(self, tool: str, api: str) -> tuple[str, str]:
         if len(tool) > NAME_MAX or len(api) > NAME_MAX:
@@ -251,9 +293,9 @@ class MockToolService:
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
         occurrence = self.deliveries.next(ctx.scope, tool, api, key)
-        hit = self.store.get(tool, api, key, occurrence, scope=ctx.recordings)
-        if hit is not None:
-            return Outcome("hit", hit, occurrence)
+        found = self.store.locate(tool, api, key, occurrence, scope=ctx.recordings)
+        if found is not None:
+            return Outcome("hit", found[0], occurrence, slot=found[1])
         if self.overlay is not None:
             made = self.overlay.get(tool, api, key)
             if made is not None:
@@ -286,6 +328,7 @@ class MockToolService:
         occurrence: int,
         ctx: CallContext,
     ) -> Outcome:
+        canon = copy.deepcopy(canon)  # a policy may keep or change it; a transport may reuse it
         answer = await self.miss_policy.answer(
             Miss(
                 tool=tool,

@@ -65,18 +65,24 @@ class _Slot:
         return True
 
     def get(self, occurrence: int) -> Response:
+        return self.pick(occurrence)[0]
+
+    def pick(self, occurrence: int) -> tuple[Response, int]:
+        """The response for the nth identical call and the occurrence it was recorded for
+        (0: the recording without an occurrence)."""
         table = self.by_occurrence
         if table is not None:
             hit = table.get(occurrence)
             if hit is not None:
-                return hit
+                return hit, occurrence
         if self.any is not None:
-            return self.any
+            return self.any, 0
         assert table is not None  # a slot always holds at least one response
         if occurrence > self.last:
-            return table[self.last]
+            return table[self.last], self.last
         earlier = [n for n in table if n <= occurrence]
-        return table[max(earlier)] if earlier else table[min(table)]
+        n = max(earlier) if earlier else min(table)
+        return table[n], n
 
 
 class RecordingStore:
@@ -169,6 +175,23 @@ class RecordingStore:
         None on a miss."""
         slot = self._slot(tool, api, key, scope)
         return None if slot is None else slot.get(occurrence)
+
+    def locate(
+        self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
+    ) -> tuple[Response, tuple[str | None, str, str, str, int]] | None:
+        """Like ``get``, with where the response is recorded: ``(scope or None, tool, api, key,
+        recorded occurrence or 0)``. That place always holds the same response (the first one
+        stored wins), so a transport may keep what it encoded from it under that name."""
+        if scope is not None and self._scoped:
+            slot = self._scoped.get((scope, tool, api, key))
+            if slot is not None:
+                response, n = slot.pick(occurrence)
+                return response, (scope, tool, api, key, n)
+        slot = self._slots.get((tool, api, key))
+        if slot is None:
+            return None
+        response, n = slot.pick(occurrence)
+        return response, (None, tool, api, key, n)
 
     def has(self, tool: str, api: str, key: str, *, scope: str | None = None) -> bool:
         """Whether the call has a recording (in ``scope`` or unscoped)."""

@@ -1,0 +1,124 @@
+"""http: the project's hot path against a bare FastAPI route and a raw ASGI app, same stack.
+
+Four targets, each server in its own process (``bench.http_servers``: uvicorn on uvloop +
+httptools, 127.0.0.1, one worker, access log off), loaded by ``bench.http_load`` (wrk when
+installed: 1 thread x 16 keep-alive connections):
+
+- the project's ``POST /virtual`` answering a recorded hit (StableToolBench's request shape);
+- the project's native ``POST /tools/weather/current`` answering the same recorded hit;
+- a bare FastAPI route returning the hit's bytes as a constant;
+- a raw ASGI app returning the same bytes (the floor of Python HTTP on this machine).
+
+The targets are loaded in interleaved rounds (every target once per round, in turn), so a
+machine that slows down during the run slows every target alike; a target's figure is its
+median over the rounds, and a ratio is the median of the ratios paired within each round.
+Goals (issue 17): project / bare FastAPI >= 1.0 and project / raw ASGI >= 0.5.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import textwrap
+from pathlib import Path
+
+import httpx
+
+from bench.http_load import generator, interleaved, paired_ratio
+from bench.http_servers import CONSTANT, HOST, Server, stack
+from bench.report import BenchResult
+
+SUITE = {
+    "suite.yaml": "name: bench\n",
+    "tools/weather.yaml": textwrap.dedent(
+        """
+        name: weather
+        category: Weather
+        apis:
+          - name: current
+            parameters:
+              type: object
+              properties: {city: {type: string}, days: {type: integer, default: 1}}
+              required: [city]
+        """
+    ),
+    "recordings/r.jsonl": '{"tool":"weather","api":"current","args":{"city":"Oslo"},'
+    '"response":{"ok":true,"body":{"temp_c":3,"sky":"snow"}}}\n',
+}
+VIRTUAL_BODY = json.dumps(
+    {
+        "category": "Weather",
+        "tool_name": "weather",
+        "api_name": "current",
+        "tool_input": '{"city": "Oslo"}',
+        "strip": "",
+        "toolbench_key": "",
+    }
+).encode()
+NATIVE_BODY = b'{"city": "Oslo"}'
+
+
+def write_suite(folder: Path) -> Path:
+    for rel, text in SUITE.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+def check_hits(port: int) -> None:
+    """The project answers both requests with the recorded hit (else the figures mean nothing)."""
+    base = f"http://{HOST}:{port}"
+    native = httpx.post(f"{base}/tools/weather/current", content=NATIVE_BODY)
+    virtual = httpx.post(f"{base}/virtual", content=VIRTUAL_BODY)
+    for r in (native, virtual):
+        if r.status_code != 200 or r.headers.get("x-sandbox-provenance") != "hit":
+            raise RuntimeError(f"not a recorded hit: {r.status_code} {r.text[:200]}")
+    if native.content != CONSTANT:
+        raise RuntimeError(f"the native hit is not the constant servers' body: {native.text}")
+
+
+def run(quick: bool = False) -> BenchResult:
+    result = BenchResult("http")
+    rounds, seconds = (2, 1.0) if quick else (5, 4.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = write_suite(Path(tmp))
+        with (
+            Server("project", suite) as project,
+            Server("fastapi") as bare,
+            Server("asgi") as raw,
+        ):
+            check_hits(project.port)
+            targets = {
+                "virtual": (project.port, "/virtual", VIRTUAL_BODY),
+                "native": (project.port, "/tools/weather/current", NATIVE_BODY),
+                "fastapi": (bare.port, "/const", NATIVE_BODY),
+                "asgi": (raw.port, "/", NATIVE_BODY),
+            }
+            rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
+    labels = {
+        "virtual": "project POST /virtual (hit)",
+        "native": "project POST /tools/{tool}/{api} (hit)",
+        "fastapi": "bare FastAPI route (constant)",
+        "asgi": "raw ASGI app (constant)",
+    }
+    for name, label in labels.items():
+        result.add(f"req/s, {label}", statistics.median(rates[name]), "/s", f"{name}_per_second")
+    for project in ("virtual", "native"):
+        for base in ("fastapi", "asgi"):
+            result.add(
+                f"ratio {project} / {base}",
+                paired_ratio(rates[project], rates[base]),
+                "",
+                f"{project}_over_{base}",
+            )
+    result.figures.update(
+        generator=generator(),
+        **stack(),
+        rounds=rounds,
+        seconds_per_round=seconds,
+        connections=16,
+        failed=failed,
+    )
+    result.rows.append(("load generator", f"{generator()}, {rounds} x {seconds:g} s, 16 conns"))
+    return result
