@@ -16,21 +16,38 @@ from sandbox.errors import SandboxError
 from sandbox.store.redact import redact
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``sandbox`` parser. With ``command``, only that command's module is imported and the
+    others are listed from ``COMMANDS`` (their names and one-line help); without, all are built."""
     parser = argparse.ArgumentParser(
         prog="sandbox", description="Reproducible runner and evaluator for tool-using agents."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in COMMANDS.values():
-        importlib.import_module(module_name).register(subparsers)
+    for name, entry in COMMANDS.items():
+        if command is None or name == command:
+            importlib.import_module(entry.module).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=entry.help)
     return parser
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line, if any: the first word that is not an option
+    (the top-level parser has no option taking a value)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     # The MCP SDK logs a server's failures with tracebacks; the commands report them in one line.
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else argv
+        args = build_parser(chosen_command(words) or "").parse_args(words)
         code = int(args.handler(args) or 0)
         sys.stdout.flush()
         return code

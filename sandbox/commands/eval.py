@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
     add_protocol_options,
@@ -41,7 +42,7 @@ __all__ = ["evaluate_from_args", "json_summary", "register", "report_judge_error
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "eval",
-        help="recompute the scores and report of a run",
+        help=COMMANDS["eval"].help,
         description="Recompute pass rate, step-level scores, statistics and plots of a run "
         "from its trajectories; writes scores.json, report.md and PNGs into the run folder.",
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.console import Console
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.eval import (
     add_common_options,
     evaluate_from_args,
@@ -28,7 +29,7 @@ from sandbox.eval.report import print_table, write_report
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "rescore",
-        help="recompute the scores of a run with the current evaluator",
+        help=COMMANDS["rescore"].help,
         description="Re-label and re-score every trajectory of a run (no agent model, no tools) "
         "and rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
     )

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from agents.presets import PRESETS
 from mock_tools.miss import MISS_POLICIES
+from sandbox.commands import COMMANDS
 from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
 from sandbox.errors import ConfigError
 from sandbox.run import RunResult, resolve_strategy, resume_run, run_suite
@@ -48,7 +49,7 @@ __all__ = [
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="run an agent with a model on a suite",
+        help=COMMANDS["run"].help,
         description="Run an agent with a model on a suite; writes runs/<run-id>/.",
     )
     add_run_options(parser)
