@@ -43,7 +43,7 @@ from sandbox.compare.comparison import (
 )
 from sandbox.compare.report import write_comparison_report
 from sandbox.errors import ConfigError, RunError
-from sandbox.store.config import DEFAULT_SUITE
+from sandbox.store.defaults import DEFAULT_SUITE
 
 __all__ = ["comparison_table", "json_line", "paired_table", "register", "win_rate_table"]
 

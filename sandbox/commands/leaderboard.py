@@ -20,7 +20,7 @@ from sandbox.commands import COMMANDS
 from sandbox.commands.run import output_console
 from sandbox.errors import ConfigError, RunError
 from sandbox.store import MANIFEST
-from sandbox.store.config import DEFAULT_OUT
+from sandbox.store.defaults import DEFAULT_OUT
 
 if TYPE_CHECKING:  # the view package loads only when the command runs (start-up)
     from sandbox.view import Leaderboard, LeaderboardRow

@@ -19,7 +19,7 @@ from urllib.parse import quote
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.store import MANIFEST
-from sandbox.store.config import DEFAULT_OUT
+from sandbox.store.defaults import DEFAULT_OUT
 
 __all__ = ["DEFAULT_PORT", "register"]
 
