@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import networkx as nx
 from pydantic import BaseModel, Field
 
 from agents.toolenv import FINISH
@@ -132,6 +131,8 @@ def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int
     crossing one when an order-keeping one is as good). So a retry with corrected arguments is
     matched rather than the failed first attempt. Pairs come sorted by ``pred``.
     """
+    import networkx as nx  # the matching only; not imported with the module
+
     graph: nx.Graph[tuple[str, int]] = nx.Graph()
     scale = float(max(len(pred), len(gold))) ** 2
     for i, p in enumerate(pred):

@@ -35,7 +35,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-import networkx as nx
 from pydantic import BaseModel
 
 from sandbox.eval.actions import Action
@@ -96,6 +95,8 @@ def plan_score(
         return PlanScore(
             precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
         )
+    import networkx as nx  # the matching only; not imported with the module
+
     graph: nx.Graph[tuple[str, int]] = nx.Graph()
     scale = float(max(n_pred, n_gold)) ** 2
     for i, p in enumerate(pred):
