@@ -22,6 +22,7 @@ from agents.trajectory import Node, StepCall, Trajectory
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.models import ApiSpec, RefStep
 from mock_tools.names import NameResolver, function_name
+from sandbox.eval.matching import Edge, max_weight_pairs
 from sandbox.eval.similarity import kv_similarity
 
 ApiKey = tuple[str, str]
@@ -131,9 +132,7 @@ def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int
     crossing one when an order-keeping one is as good). So a retry with corrected arguments is
     matched rather than the failed first attempt. Pairs come sorted by ``pred``.
     """
-    import networkx as nx  # the matching only; not imported with the module
-
-    graph: nx.Graph[tuple[str, int]] = nx.Graph()
+    edges: list[Edge] = []
     scale = float(max(len(pred), len(gold))) ** 2
     for i, p in enumerate(pred):
         if p.key is None:
@@ -142,10 +141,5 @@ def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int
             if p.key != g.key:
                 continue
             sim = kv_similarity(p.args, g.args, keys="union")
-            graph.add_edge(("p", i), ("g", j), weight=2.0 + sim - 1e-3 * (i - j) ** 2 / scale)
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    pairs = []
-    for a, b in matching:
-        p, g = (a, b) if a[0] == "p" else (b, a)
-        pairs.append((p[1], g[1]))
-    return sorted(pairs)
+            edges.append((i, j, 2.0 + sim - 1e-3 * (i - j) ** 2 / scale))
+    return max_weight_pairs(edges, maxcardinality=True)

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from sandbox.eval.actions import Action
+from sandbox.eval.matching import Edge, max_weight_pairs
 from sandbox.eval.measure import f1
 from sandbox.eval.similarity import kv_similarity
 
@@ -95,9 +96,7 @@ def plan_score(
         return PlanScore(
             precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
         )
-    import networkx as nx  # the matching only; not imported with the module
-
-    graph: nx.Graph[tuple[str, int]] = nx.Graph()
+    edges: list[Edge] = []
     scale = float(max(n_pred, n_gold)) ** 2
     for i, p in enumerate(pred):
         for j, g in enumerate(gold):
@@ -105,11 +104,8 @@ def plan_score(
             if sim > threshold:
                 # a vanishing penalty on (i - j)^2 breaks ties between equal-weight matchings
                 # (a repeated step) towards the non-crossing one, so the LIS does not lose them
-                graph.add_edge(("p", i), ("g", j), weight=sim - TIE_BREAK * (i - j) ** 2 / scale)
-    matching = nx.max_weight_matching(graph)
-    pairs = sorted(
-        (a[1], b[1]) if a[0] == "p" else (b[1], a[1]) for a, b in matching
-    )  # (pred index, gold index), in predicted order
+                edges.append((i, j, sim - TIE_BREAK * (i - j) ** 2 / scale))
+    pairs = max_weight_pairs(edges)  # (pred index, gold index), in predicted order
     lis = longest_increasing([j for _, j in pairs])
     precision = lis / n_pred if n_pred else 0.0
     recall = lis / n_gold if n_gold else 0.0

@@ -34,6 +34,7 @@ from mock_tools.models import Task
 from mock_tools.names import NameResolver
 from sandbox.errors import RunError
 from sandbox.eval.actions import (
+    Action,
     ApiKey,
     Apis,
     actions_of,
@@ -135,6 +136,14 @@ class ScoringContext:
         self.resolver = NameResolver.for_apis(apis)
         self.validators = SchemaValidators(apis)
         self.similarity = similarity
+        self._gold: dict[str, tuple[Task, list[Action]]] = {}
+
+    def gold(self, task: Task) -> list[Action]:
+        """The task's reference steps as actions (made once per task object)."""
+        kept = self._gold.get(task.id)
+        if kept is None or kept[0] is not task:
+            kept = self._gold[task.id] = (task, reference_actions(task.reference.steps, self.apis))
+        return kept[1]
 
 
 def score_episode(
@@ -157,7 +166,7 @@ def score_episode(
     exact = kv = precision = recall = plan_f1 = reason = none
     plan: PlanScore | None = None
     if task.reference.steps:
-        gold = reference_actions(task.reference.steps, ctx.apis)
+        gold = ctx.gold(task)
         pairs = match_actions(pred, gold)
         exact, kv = score_arguments(pred, gold, pairs)
         plan = plan_score(pred, gold)
