@@ -24,6 +24,7 @@ from sandbox.commands.eval import (
 )
 from sandbox.errors import RunError
 from sandbox.eval.report import print_table, write_report
+from sandbox.store.gc_pause import paused_gc
 
 
 def register(subparsers: Any) -> None:
@@ -54,8 +55,9 @@ def handle(args: argparse.Namespace) -> int:
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    scores = asyncio.run(evaluate_from_args(args))
-    write_report(run, scores, plots=not args.no_plots)
+    with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
+        scores = asyncio.run(evaluate_from_args(args))
+        write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value
     if args.json:
         line = {

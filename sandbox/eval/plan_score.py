@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from sandbox.eval.actions import Action
-from sandbox.eval.matching import Edge, max_weight_pairs
+from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
 from sandbox.eval.measure import f1
 from sandbox.eval.similarity import kv_similarity
 
@@ -88,9 +88,14 @@ def longest_increasing(values: Sequence[int]) -> int:
 
 
 def plan_score(
-    pred: Sequence[Action], gold: Sequence[Action], *, threshold: float = MATCH_THRESHOLD
+    pred: Sequence[Action],
+    gold: Sequence[Action],
+    *,
+    threshold: float = MATCH_THRESHOLD,
+    memo: MatchMemo | None = None,
 ) -> PlanScore:
-    """T-Eval's plan precision / recall / F1 without the free first match (see module doc)."""
+    """T-Eval's plan precision / recall / F1 without the free first match (see module doc);
+    ``memo`` keeps searched matchings for the next episodes (``matching.MatchMemo``)."""
     n_pred, n_gold = len(pred), len(gold)
     if n_pred == 0 and n_gold == 0:
         return PlanScore(
@@ -105,7 +110,7 @@ def plan_score(
                 # a vanishing penalty on (i - j)^2 breaks ties between equal-weight matchings
                 # (a repeated step) towards the non-crossing one, so the LIS does not lose them
                 edges.append((i, j, sim - TIE_BREAK * (i - j) ** 2 / scale))
-    pairs = max_weight_pairs(edges)  # (pred index, gold index), in predicted order
+    pairs = max_weight_pairs(edges, memo=memo)  # (pred index, gold index), in predicted order
     lis = longest_increasing([j for _, j in pairs])
     precision = lis / n_pred if n_pred else 0.0
     recall = lis / n_gold if n_gold else 0.0
