@@ -7,7 +7,6 @@ sandbox rescore runs/<id> --protocol toolbench --judge gpt-4o-mini
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from rich.console import Console
 from sandbox.commands import COMMANDS
 from sandbox.commands.eval import (
     add_common_options,
-    evaluate_from_args,
+    evaluate_blocking,
     judge_failure_exit,
     report_judge_errors,
 )
@@ -56,7 +55,7 @@ def handle(args: argparse.Namespace) -> int:
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
     with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
-        scores = asyncio.run(evaluate_from_args(args))
+        scores = evaluate_blocking(args)
         write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value
     if args.json:
