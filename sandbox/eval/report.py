@@ -250,7 +250,9 @@ def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) 
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     _write_atomic(written[0], scores_json(scores))
-    answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
+    answers = scores.answers()
+    if answers is None:
+        answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
     markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
     _write_atomic(written[1], markdown)
     if not plots:
