@@ -46,7 +46,7 @@ from agents.strategies import resolve_strategy
 from agents.toolenv import Observation, ToolEnv
 from agents.trajectory import Trajectory
 from bench.report import BenchResult
-from bench.view_bench import _large_run
+from bench.view_bench import large_run
 from mock_tools import Suite, Task, create_app, in_process_client, load_suite
 from sandbox.eval import step_scores
 from sandbox.eval.pass_rate import label_run, summarise
@@ -378,7 +378,7 @@ def _eval_folder(result: BenchResult, count: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         _, first = _base_trajectories((0,), tmp)
         big = Path(tmp) / "large"
-        _large_run(first, big, count)
+        large_run(first, big, count)
         script = Path(sys.executable).with_name("sandbox")
         sandbox = [str(script)] if script.exists() else [sys.executable, "-m", "sandbox.cli"]
         variants = {"eval_no_plots": ["--no-plots"], "eval_plots": []}
