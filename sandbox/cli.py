@@ -10,21 +10,22 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Collection
 
 from sandbox.commands import COMMANDS
 from sandbox.errors import SandboxError
 from sandbox.store.redact import redact
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``sandbox`` parser. With ``command``, only that command's module is imported and the
-    others are listed from ``COMMANDS`` (their names and one-line help); without, all are built."""
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``sandbox`` parser. Only the modules of ``commands`` (default: all) are imported; the
+    other commands are listed from ``COMMANDS`` (their names and one-line help)."""
     parser = argparse.ArgumentParser(
         prog="sandbox", description="Reproducible runner and evaluator for tool-using agents."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, entry in COMMANDS.items():
-        if command is None or name == command:
+        if commands is None or name in commands:
             importlib.import_module(entry.module).register(subparsers)
         else:
             subparsers.add_parser(name, help=entry.help)
@@ -47,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
     try:
         words = sys.argv[1:] if argv is None else argv
-        args = build_parser(chosen_command(words) or "").parse_args(words)
+        chosen = chosen_command(words)
+        args = build_parser([chosen] if chosen else []).parse_args(words)
         code = int(args.handler(args) or 0)
         sys.stdout.flush()
         return code

@@ -73,3 +73,10 @@ def test_run_with_plots_does_load_matplotlib(tmp_path: Path) -> None:
     assert result["code"] == 0
     assert "matplotlib" in result["loaded"]
     assert (tmp_path / "plotted" / "pass_rate.png").is_file()
+
+
+def test_the_light_parser_shows_what_the_full_one_shows() -> None:
+    from sandbox.cli import build_parser
+
+    assert build_parser([]).format_help() == build_parser().format_help()
+    assert build_parser(["run"]).format_help() == build_parser().format_help()
