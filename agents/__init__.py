@@ -9,10 +9,23 @@ module of the package does not load the others.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_EXPORTS = {
+from agents.lazy import lazy_package
+
+if TYPE_CHECKING:
+    from agents.agent import Agent, BaseAgent, EpisodeMeta
+    from agents.budget import Budget
+    from agents.dfsdt import DFSDTAgent
+    from agents.model import Model, ToolCall, Turn, Usage
+    from agents.options import AgentOptions
+    from agents.react import ReActAgent
+    from agents.react_at_n import ReActAtN
+    from agents.strategies import STRATEGIES, build_agent, register_strategy, resolve_strategy
+    from agents.toolenv import Observation, ToolEnv
+    from agents.trajectory import Status, Trajectory
+
+_EXPORTS: dict[str, str] = {
     "Agent": "agents.agent",
     "AgentOptions": "agents.options",
     "BaseAgent": "agents.agent",
@@ -35,17 +48,27 @@ _EXPORTS = {
     "resolve_strategy": "agents.strategies",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Agent",
+    "AgentOptions",
+    "BaseAgent",
+    "Budget",
+    "DFSDTAgent",
+    "EpisodeMeta",
+    "Model",
+    "Observation",
+    "ReActAgent",
+    "ReActAtN",
+    "STRATEGIES",
+    "Status",
+    "ToolCall",
+    "ToolEnv",
+    "Trajectory",
+    "Turn",
+    "Usage",
+    "build_agent",
+    "register_strategy",
+    "resolve_strategy",
+]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+lazy_package(__name__, _EXPORTS)

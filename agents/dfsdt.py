@@ -32,7 +32,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import networkx as nx
 from pydantic import Field
 
 from agents.agent import BaseAgent, EpisodeMeta
@@ -98,8 +97,8 @@ class _Search:
         self.ep = episode
         self.opts = options
         self.max_depth = max_depth
-        self.graph: nx.DiGraph = nx.DiGraph()
-        self.graph.add_node(ROOT)
+        self.children: dict[int, list[int]] = {ROOT: []}
+        """The search tree: each node's children in the order they were made."""
         self.answer: Node | None = None
         self.stop: Stop | None = None
         self.give_ups = 0
@@ -111,7 +110,7 @@ class _Search:
         return self.answer is not None or self.stop is not None
 
     def _children(self, parent: int | None) -> list[Node]:
-        return [self.ep.trajectory.node(i) for i in self.graph.successors(_key(parent))]
+        return [self.ep.trajectory.node(i) for i in self.children.get(_key(parent), [])]
 
     def _diversity_prompt(self, parent: int | None) -> str | None:
         if not self.opts.diversity_prompt:
@@ -135,7 +134,7 @@ class _Search:
             result = await self.ep.step(parent, diversity_prompt=prompt)
             child = result.node
             if child is not None:
-                self.graph.add_edge(_key(parent), child.id)
+                self.children.setdefault(_key(parent), []).append(child.id)
             if result.stop is not None:
                 if child is None or child.kind != "error" or self.opts.on_model_error != "prune":
                     self.stop = result.stop
@@ -216,7 +215,7 @@ class DFSDTAgent(BaseAgent[DFSDTOptions]):
         nodes = ep.trajectory.nodes
         tree: dict[str, Any] = {
             "nodes": len(nodes),
-            "edges": search.graph.number_of_edges(),
+            "edges": sum(len(c) for c in search.children.values()),
             "backtracks": search.give_ups + search.depth_limited + search.model_errors,
             "give_ups": search.give_ups,
             "depth_limited": search.depth_limited,

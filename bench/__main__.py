@@ -13,7 +13,15 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import harness_bench, http_bench, mock_tools_bench, ray_bench, stb_bench, view_bench
+from bench import (
+    harness_bench,
+    http_bench,
+    mock_tools_bench,
+    ray_bench,
+    startup_bench,
+    stb_bench,
+    view_bench,
+)
 from bench.report import BenchResult, format_table
 
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
@@ -23,6 +31,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "harness": harness_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,
+    "startup": startup_bench.run,
 }
 
 

@@ -47,7 +47,7 @@ def _best(fn: Callable[[], object], rounds: int) -> float:
     return best
 
 
-def _large_run(base: Path, dest: Path, count: int) -> None:
+def large_run(base: Path, dest: Path, count: int) -> None:
     """``base`` replicated to ``count`` episodes in ``dest``, evaluated like any run."""
     trajs = read_trajectories(base)
     store = RunStore.open(base)
@@ -82,7 +82,7 @@ def run(quick: bool = False) -> BenchResult:
             shutil.copytree(small, root / f"copy-{i:02d}")
         big = root / "large"
         built = time.perf_counter()
-        _large_run(small, big, count)
+        large_run(small, big, count)
         result.add(
             f"setup: {count:,}-episode run evaluated", time.perf_counter() - built, "s", "setup_s"
         )

@@ -27,11 +27,10 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import anyio.to_thread
-import httpx
 from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
@@ -39,6 +38,9 @@ from mock_tools.errors import MockToolsError
 from mock_tools.models import Response, Source, ToolSpec
 from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
 from mock_tools.store import RecordingStore
+
+if TYPE_CHECKING:  # httpx is imported by the upstream policy only when it forwards a call
+    import httpx
 
 __all__ = [
     "DEFAULT_NEAREST_THRESHOLD",
@@ -173,6 +175,8 @@ class Upstream:
         return f"{self.base_url.rstrip('/')}/{t}/{a}"
 
     async def fetch(self, tool: str, api: str, args: dict[str, Any]) -> UpstreamAnswer:
+        import httpx
+
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self._timeout)
         started = time.perf_counter()

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from mock_tools.errors import SuiteError
 from mock_tools.models import ApiSpec, Recording, SuiteMeta, Task, ToolSpec
+from mock_tools.yaml_text import load_yaml
 
 
 @dataclass
@@ -184,7 +185,7 @@ def _yaml(f: Path) -> Any:
     except OSError as e:
         raise SuiteError(f"cannot read: {e.strerror}", file=str(f)) from e
     try:
-        return yaml.load(text, Loader=_Loader)
+        return load_yaml(text)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark
         where = f"{f}:{mark.line + 1}" if mark is not None else str(f)
@@ -200,10 +201,6 @@ def _limit(e: BaseException) -> str:
     if isinstance(e, RecursionError):
         return "nested too deeply"
     return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
-
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's loader when it is installed (much faster), else the pure-Python one."""
 
 
 def _docs(f: Path) -> list[tuple[int | None, Any]]:

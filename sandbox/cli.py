@@ -10,27 +10,46 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Collection
 
 from sandbox.commands import COMMANDS
 from sandbox.errors import SandboxError
 from sandbox.store.redact import redact
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``sandbox`` parser. Only the modules of ``commands`` (default: all) are imported; the
+    other commands are listed from ``COMMANDS`` (their names and one-line help)."""
     parser = argparse.ArgumentParser(
         prog="sandbox", description="Reproducible runner and evaluator for tool-using agents."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in COMMANDS.values():
-        importlib.import_module(module_name).register(subparsers)
+    for name, entry in COMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(entry.module).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=entry.help)
     return parser
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line, if any: the first word that is not an option
+    (the top-level parser has no option taking a value)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     # The MCP SDK logs a server's failures with tracebacks; the commands report them in one line.
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else argv
+        chosen = chosen_command(words)
+        args = build_parser([chosen] if chosen else []).parse_args(words)
         code = int(args.handler(args) or 0)
         sys.stdout.flush()
         return code

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import email.utils
 import time
-
-import openai
+from typing import TYPE_CHECKING
 
 from agents.errors import ModelError
+
+if TYPE_CHECKING:  # openai is imported only when a remote model's call fails
+    import openai
 
 RETRYABLE_KINDS = frozenset({"timeout", "connection", "rate_limit", "server"})
 
@@ -92,6 +94,8 @@ def _status_kind(status: int) -> str:
 
 def translate_openai_error(exc: openai.OpenAIError, *, endpoint: str) -> EndpointError:
     """Turn any exception raised by the ``openai`` client into an ``EndpointError``."""
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return EndpointError(f"request to {endpoint} timed out", kind="timeout")
     if isinstance(exc, openai.APIConnectionError):

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    stop_after_attempt,
-)
 
 from agents.models.openai_errors import EndpointError
+
+if TYPE_CHECKING:  # tenacity is imported by the first call that may be retried
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -63,6 +60,8 @@ async def call_with_retries(
 ) -> T:
     """Run ``attempt`` until it succeeds, a non-retryable ``EndpointError`` occurs, or the
     retries are spent; the final error carries the number of attempts made."""
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
     kwargs: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.max_retries + 1),

@@ -23,6 +23,7 @@ from typing import Any
 
 from rich.table import Table
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.eval import judge_failure_exit
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
@@ -42,7 +43,7 @@ from sandbox.compare.comparison import (
 )
 from sandbox.compare.report import write_comparison_report
 from sandbox.errors import ConfigError, RunError
-from sandbox.store.config import DEFAULT_SUITE
+from sandbox.store.defaults import DEFAULT_SUITE
 
 __all__ = ["comparison_table", "json_line", "paired_table", "register", "win_rate_table"]
 
@@ -50,7 +51,7 @@ __all__ = ["comparison_table", "json_line", "paired_table", "register", "win_rat
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare",
-        help="compare agents under identical tool behaviour, or existing runs",
+        help=COMMANDS["compare"].help,
         description="--agents: run every agent on the same suite, tasks, seed, faults and "
         "model, into runs/compare-<id>/ (one run folder per agent) with comparison.json. "
         "--runs: compare existing run folders (the first is the reference), into "

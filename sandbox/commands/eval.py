@@ -14,7 +14,6 @@ judge's cache); 2 for bad options or an unreachable judge.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from rich.console import Console
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
     add_protocol_options,
@@ -31,9 +31,10 @@ from sandbox.commands.judge_options import (
     settings_from_args,
 )
 from sandbox.errors import RunError
-from sandbox.eval.evaluate import RunScores, evaluate_run_async
+from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.report import print_table, write_report
 from sandbox.store import RunStore
+from sandbox.store.gc_pause import paused_gc
 
 __all__ = ["evaluate_from_args", "json_summary", "register", "report_judge_errors"]
 
@@ -41,7 +42,7 @@ __all__ = ["evaluate_from_args", "json_summary", "register", "report_judge_error
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "eval",
-        help="recompute the scores and report of a run",
+        help=COMMANDS["eval"].help,
         description="Recompute pass rate, step-level scores, statistics and plots of a run "
         "from its trajectories; writes scores.json, report.md and PNGs into the run folder.",
     )
@@ -92,6 +93,11 @@ async def evaluate_from_args(args: argparse.Namespace) -> RunScores:
         )
 
 
+def evaluate_blocking(args: argparse.Namespace) -> RunScores:
+    """``evaluate_from_args`` run to completion (``run_blocking``: see there why)."""
+    return run_blocking(evaluate_from_args(args))
+
+
 def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
     p = scores.pass_rate
     out: dict[str, Any] = {
@@ -127,8 +133,9 @@ def report_judge_errors(scores: RunScores) -> list[str]:
 def handle(args: Any) -> int:
     if not Path(args.run).is_dir():
         raise RunError(f"no run folder at {args.run} (pass the folder runs/<run-id>)")
-    scores = asyncio.run(evaluate_from_args(args))
-    written = write_report(args.run, scores, plots=not args.no_plots)
+    with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
+        scores = evaluate_blocking(args)
+        written = write_report(args.run, scores, plots=not args.no_plots)
     if RunStore.open(args.run).complete_if_finished():
         print(f"note: {args.run} had stored every episode; marked completed now", file=sys.stderr)
     failed = report_judge_errors(scores)

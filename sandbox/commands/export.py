@@ -6,11 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
+from sandbox.commands import COMMANDS
 from sandbox.interop.export_toolbench import export_run
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("export", help="Export a run to another benchmark's format.")
+    parser = subparsers.add_parser("export", help=COMMANDS["export"].help)
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="FORMAT")
     p = kinds.add_parser(
         "toolbench",

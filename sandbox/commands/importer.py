@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.interop.stb_cache import import_stb_cache
 from sandbox.interop.summary import ImportSummary
@@ -22,9 +23,7 @@ from sandbox.interop.tooleyes import import_tooleyes
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "import", help="Import ToolBench / StableToolBench / ToolEyes data as a suite."
-    )
+    parser = subparsers.add_parser("import", help=COMMANDS["import"].help)
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
 
     p = kinds.add_parser("toolbench-queries", help="Query files (api_list, relevant APIs).")

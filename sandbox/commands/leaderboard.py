@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.run import output_console
 from sandbox.errors import ConfigError, RunError
 from sandbox.store import MANIFEST
-from sandbox.store.config import DEFAULT_OUT
+from sandbox.store.defaults import DEFAULT_OUT
 
 if TYPE_CHECKING:  # the view package loads only when the command runs (start-up)
     from sandbox.view import Leaderboard, LeaderboardRow
@@ -40,7 +41,7 @@ TABLE_DIMENSIONS = (
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "leaderboard",
-        help="rank existing runs: one row per (suite, model, agent)",
+        help=COMMANDS["leaderboard"].help,
         description="Rank the scored runs given (or every run under --runs-dir): pass rate with "
         "its 95%% interval, pass@k and pass^k, win and tie rate against a reference run, "
         "mean cost, tokens, model and tool calls per episode, and step-level scores. Runs on "

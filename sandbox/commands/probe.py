@@ -26,6 +26,7 @@ from rich.table import Table
 
 from agents.model import Model
 from mock_tools import SuiteError, Task, load_suite
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.eval.probe import ProbeOracle, ProbeReport, build_probes, run_probe
 from sandbox.eval.reason_score import thought_similarity
@@ -42,7 +43,7 @@ DEFAULT_NOISE = 0.3
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "probe",
-        help="teacher-forced step probes of a model (T-Eval protocol)",
+        help=COMMANDS["probe"].help,
         description="Ask a model, for every reference step prefix of every task, the next step, "
         "a whole plan and a review verdict, and score the answers.",
     )

@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.replay import ReplayReport, fork_run, replay_run
 
@@ -21,7 +22,7 @@ from sandbox.replay import ReplayReport, fork_run, replay_run
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
-        help="replay a run offline and check every step is reproduced",
+        help=COMMANDS["replay"].help,
         description="Re-execute the trajectories of a run with the recorded assistant turns "
         "against the suite's mock tools; exit 1 on any divergence. Needs no model and no network.",
     )

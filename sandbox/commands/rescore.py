@@ -7,7 +7,6 @@ sandbox rescore runs/<id> --protocol toolbench --judge gpt-4o-mini
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -15,20 +14,22 @@ from typing import Any
 
 from rich.console import Console
 
+from sandbox.commands import COMMANDS
 from sandbox.commands.eval import (
     add_common_options,
-    evaluate_from_args,
+    evaluate_blocking,
     judge_failure_exit,
     report_judge_errors,
 )
 from sandbox.errors import RunError
 from sandbox.eval.report import print_table, write_report
+from sandbox.store.gc_pause import paused_gc
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "rescore",
-        help="recompute the scores of a run with the current evaluator",
+        help=COMMANDS["rescore"].help,
         description="Re-label and re-score every trajectory of a run (no agent model, no tools) "
         "and rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
     )
@@ -53,8 +54,9 @@ def handle(args: argparse.Namespace) -> int:
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    scores = asyncio.run(evaluate_from_args(args))
-    write_report(run, scores, plots=not args.no_plots)
+    with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
+        scores = evaluate_blocking(args)
+        write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value
     if args.json:
         line = {

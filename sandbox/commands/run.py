@@ -14,27 +14,28 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, TextIO
-
-from pydantic import ValidationError
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agents.presets import PRESETS
 from mock_tools.miss import MISS_POLICIES
+from sandbox.commands import COMMANDS
 from sandbox.commands.agent_options import add_agent_options, agent_options_from_args
 from sandbox.errors import ConfigError
-from sandbox.run import RunResult, resolve_strategy, resume_run, run_suite
 from sandbox.run.executor import EXECUTORS
-from sandbox.run.runner import SECRET_FIELDS
-from sandbox.store.config import (
+from sandbox.store.defaults import (
     DEFAULT_AGENT,
     DEFAULT_CONCURRENCY,
     DEFAULT_MODEL,
     DEFAULT_OUT,
     DEFAULT_SUITE,
-    RunConfig,
 )
+
+if TYPE_CHECKING:  # the parser needs none of these; running imports them (start-up stays fast)
+    from rich.console import Console
+    from rich.table import Table
+
+    from sandbox.run import RunResult
+    from sandbox.store.config import RunConfig
 
 __all__ = [
     "add_run_options",
@@ -48,7 +49,7 @@ __all__ = [
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="run an agent with a model on a suite",
+        help=COMMANDS["run"].help,
         description="Run an agent with a model on a suite; writes runs/<run-id>/.",
     )
     add_run_options(parser)
@@ -227,6 +228,10 @@ def config_from_args(args: argparse.Namespace, **overrides: Any) -> RunConfig:
     if args.max_model_calls is not None:
         values["max_model_calls"] = args.max_model_calls
     values.update(overrides)
+    from pydantic import ValidationError
+
+    from sandbox.store.config import RunConfig
+
     try:
         return RunConfig.model_validate(values)
     except ValidationError as e:
@@ -243,6 +248,9 @@ def _problem(err: Any) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from sandbox.run import resolve_strategy, resume_run, run_suite
+    from sandbox.run.runner import SECRET_FIELDS
+
     if args.resume:
         given = {f: getattr(args, f, None) for f in ("max_run_cost", *SECRET_FIELDS)}
         overrides = {k: v for k, v in given.items() if v is not None}
@@ -277,6 +285,8 @@ def show(result: RunResult, *, as_json: bool) -> None:
 
 def output_console(stream: TextIO) -> Console:
     """A console for tables: the terminal's width, or a wide fixed one when piped (CI, logs)."""
+    from rich.console import Console
+
     console = Console(file=stream, highlight=False)
     if not console.is_terminal:
         console = Console(file=stream, highlight=False, width=140)
@@ -284,6 +294,8 @@ def output_console(stream: TextIO) -> Console:
 
 
 def result_table(result: RunResult) -> Table:
+    from rich.table import Table
+
     s = result.summary
     table = Table(title=f"run {result.run_id}")
     for col in ("group", "n", "solved", "unsolved", "unsure", "pass rate", "95% CI"):

@@ -17,6 +17,7 @@ from typing import Any
 from mock_tools import MockToolsError, MockToolService
 from mock_tools.serving import ServeOptions, add_serve_arguments, serve, serve_options
 from mock_tools.serving import build_service as build_mock_service
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 
 __all__ = ["build_service", "register"]
@@ -25,7 +26,7 @@ __all__ = ["build_service", "register"]
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="serve a suite's mock tools over HTTP (REST, /virtual) and MCP",
+        help=COMMANDS["serve"].help,
         description="Serve a suite's recorded tools to any client: the REST routes and "
         "StableToolBench's /virtual with uvicorn, MCP at /mcp with --mcp, or MCP over "
         "stdin/stdout with --mcp-stdio.",

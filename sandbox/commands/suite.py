@@ -13,13 +13,14 @@ from typing import Any
 
 from mock_tools import MockToolsError, RecordingStore, SuiteError, load_suite
 from mock_tools.overlay import OVERLAY_FILE, OverlayStore, freeze
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 
 __all__ = ["register", "suite_stats"]
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("suite", help="a suite's recordings and its overlay")
+    parser = subparsers.add_parser("suite", help=COMMANDS["suite"].help)
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = actions.add_parser("stats", help="recordings, overlay entries, APIs with no recording")
     p.add_argument("suite", metavar="SUITE")

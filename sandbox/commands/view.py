@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.store import MANIFEST
-from sandbox.store.config import DEFAULT_OUT
+from sandbox.store.defaults import DEFAULT_OUT
 
 __all__ = ["DEFAULT_PORT", "register"]
 
@@ -28,7 +29,7 @@ DEFAULT_PORT = 8780
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "view",
-        help="browse runs, episodes and DFSDT trees in a local web app",
+        help=COMMANDS["view"].help,
         description="Serve a web viewer of the runs under a folder (default: runs/): runs, "
         "scores, episodes, search trees, comparisons and the leaderboard. Works offline. "
         "With --export, write a static copy instead.",

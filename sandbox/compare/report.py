@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from sandbox.compare.comparison import Comparison
-from sandbox.eval.plots import plot_cost_vs_pass, plot_rates
 from sandbox.eval.report import rate_text
 
 __all__ = ["differing_tasks_markdown", "render_comparison_markdown", "write_comparison_report"]
@@ -115,6 +114,8 @@ def write_comparison_report(comparison: Comparison, *, plots: bool = True) -> li
     report.write_text(render_comparison_markdown(comparison), encoding="utf-8")
     written = [report]
     if plots:
+        from sandbox.eval.plots import plot_cost_vs_pass, plot_rates  # matplotlib only here
+
         rates = [(s.name or s.agent, s.summary.pass_rate) for s in comparison.strategies]
         written.append(
             plot_rates(rates, folder / "pass_rate.png", title="pass rate per strategy (95% CI)")

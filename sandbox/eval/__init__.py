@@ -19,10 +19,43 @@ Step-level half: ``step_scores`` and the modules it composes. The I/O modules ar
 here, so importing a metric stays cheap.
 """
 
-from sandbox.eval.checks import CheckResult, all_pass, run_checks
-from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode, label_run, summarise
-from sandbox.eval.stats import Interval, bootstrap_ci, mcnemar_exact, pass_at_k, pass_hat_k
-from sandbox.eval.win_rate import PairOutcome, WinSummary, compare_runs, summarise_wins
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agents.lazy import lazy_package
+
+if TYPE_CHECKING:
+    from sandbox.eval.checks import CheckResult, all_pass, run_checks
+    from sandbox.eval.pass_rate import (
+        EpisodeLabel,
+        PassSummary,
+        label_episode,
+        label_run,
+        summarise,
+    )
+    from sandbox.eval.stats import Interval, bootstrap_ci, mcnemar_exact, pass_at_k, pass_hat_k
+    from sandbox.eval.win_rate import PairOutcome, WinSummary, compare_runs, summarise_wins
+
+_EXPORTS: dict[str, str] = {
+    "CheckResult": "sandbox.eval.checks",
+    "EpisodeLabel": "sandbox.eval.pass_rate",
+    "Interval": "sandbox.eval.stats",
+    "PairOutcome": "sandbox.eval.win_rate",
+    "PassSummary": "sandbox.eval.pass_rate",
+    "WinSummary": "sandbox.eval.win_rate",
+    "all_pass": "sandbox.eval.checks",
+    "bootstrap_ci": "sandbox.eval.stats",
+    "compare_runs": "sandbox.eval.win_rate",
+    "label_episode": "sandbox.eval.pass_rate",
+    "label_run": "sandbox.eval.pass_rate",
+    "mcnemar_exact": "sandbox.eval.stats",
+    "pass_at_k": "sandbox.eval.stats",
+    "pass_hat_k": "sandbox.eval.stats",
+    "run_checks": "sandbox.eval.checks",
+    "summarise": "sandbox.eval.pass_rate",
+    "summarise_wins": "sandbox.eval.win_rate",
+}
 
 __all__ = [
     "CheckResult",
@@ -43,3 +76,5 @@ __all__ = [
     "summarise",
     "summarise_wins",
 ]
+
+lazy_package(__name__, _EXPORTS)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import networkx as nx
 from pydantic import BaseModel, Field
 
 from agents.toolenv import FINISH
@@ -23,6 +22,7 @@ from agents.trajectory import Node, StepCall, Trajectory
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.models import ApiSpec, RefStep
 from mock_tools.names import NameResolver, function_name
+from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
 from sandbox.eval.similarity import kv_similarity
 
 ApiKey = tuple[str, str]
@@ -123,16 +123,19 @@ def reference_actions(steps: list[RefStep], apis: Apis) -> list[Action]:
     ]
 
 
-def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int]]:
+def match_actions(
+    pred: list[Action], gold: list[Action], *, memo: MatchMemo | None = None
+) -> list[tuple[int, int]]:
     """Pair executed actions with reference steps of the same API, one to one.
 
     Maximum-weight bipartite matching (``networkx``) where only same-API pairs are edges. The
     number of pairs is maximised first; among maximal matchings the one with the most similar
     arguments wins, then the one closest to the same positions (least squared offset: never a
     crossing one when an order-keeping one is as good). So a retry with corrected arguments is
-    matched rather than the failed first attempt. Pairs come sorted by ``pred``.
+    matched rather than the failed first attempt. Pairs come sorted by ``pred``. ``memo`` keeps
+    searched matchings for the next episodes (``matching.MatchMemo``).
     """
-    graph: nx.Graph[tuple[str, int]] = nx.Graph()
+    edges: list[Edge] = []
     scale = float(max(len(pred), len(gold))) ** 2
     for i, p in enumerate(pred):
         if p.key is None:
@@ -141,10 +144,5 @@ def match_actions(pred: list[Action], gold: list[Action]) -> list[tuple[int, int
             if p.key != g.key:
                 continue
             sim = kv_similarity(p.args, g.args, keys="union")
-            graph.add_edge(("p", i), ("g", j), weight=2.0 + sim - 1e-3 * (i - j) ** 2 / scale)
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    pairs = []
-    for a, b in matching:
-        p, g = (a, b) if a[0] == "p" else (b, a)
-        pairs.append((p[1], g[1]))
-    return sorted(pairs)
+            edges.append((i, j, 2.0 + sim - 1e-3 * (i - j) ** 2 / scale))
+    return max_weight_pairs(edges, maxcardinality=True, memo=memo)

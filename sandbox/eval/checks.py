@@ -63,22 +63,36 @@ def _norm(text: str, case: bool) -> str:
     return text if case else text.casefold()
 
 
-def _has(answer: str, needle: str, case: bool) -> bool:
-    return _norm(needle, case) in _norm(answer, case)
+class _Answer:
+    """An answer with its whitespace-normalised forms, made once for all of its checks."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._forms: dict[bool, str] = {}
+
+    def has(self, needle: str, case: bool) -> bool:
+        if case not in self._forms:
+            self._forms[case] = _norm(self.text, case)
+        return _norm(needle, case) in self._forms[case]
 
 
 def run_check(answer: str, check: Check, index: int = 0) -> CheckResult:
     """Run one check against an answer."""
+    return _run_check(_Answer(answer), check, index)
+
+
+def _run_check(normalised: _Answer, check: Check, index: int) -> CheckResult:
+    answer = normalised.text
     kind = check.kind
     if kind == "contains":
-        ok = _has(answer, str(check.value), check.case)
+        ok = normalised.has(str(check.value), check.case)
         detail = f"{'found' if ok else 'missing'}: {check.value!r}"
     elif kind == "not_contains":
-        ok = not _has(answer, str(check.value), check.case)
+        ok = not normalised.has(str(check.value), check.case)
         detail = f"{'absent' if ok else 'present'}: {check.value!r}"
     elif kind == "any_of":
         values = check.values or []
-        hits = [v for v in values if _has(answer, v, check.case)]
+        hits = [v for v in values if normalised.has(v, check.case)]
         ok = bool(hits)
         detail = f"found {hits[0]!r}" if hits else f"none of {values!r}"
     elif kind == "regex":
@@ -104,7 +118,8 @@ def run_check(answer: str, check: Check, index: int = 0) -> CheckResult:
 
 def run_checks(answer: str, checks: list[Check]) -> list[CheckResult]:
     """Run every check against an answer, in order."""
-    return [run_check(answer, c, i) for i, c in enumerate(checks)]
+    normalised = _Answer(answer)
+    return [_run_check(normalised, c, i) for i, c in enumerate(checks)]
 
 
 def all_pass(results: list[CheckResult]) -> bool:

@@ -13,11 +13,11 @@ May import ``sandbox.store``, ``models`` (the judge's cache) and ``eval`` module
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from agents.trajectory import Trajectory
 from mock_tools.errors import SuiteError
@@ -39,9 +39,12 @@ from sandbox.eval.stats import (
 )
 from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import RunSide, WinSummary, pair_keys
-from sandbox.store import Manifest, RunStore, read_trajectories
+from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
+
+
+T = TypeVar("T")
 
 
 class StepReport(BaseModel):
@@ -98,6 +101,14 @@ class RunScores(BaseModel):
     infra: InfraSummary = Field(default_factory=InfraSummary)
     step_scores: StepReport | None = None
     reference: ReferenceComparison | None = None
+    _answers: dict[EpisodeKey, str | None] | None = PrivateAttr(default=None)
+    """The final answer of every scored episode, when the evaluation that made these scores
+    kept them (``report.md`` shows them; without them they are read from the run folder)."""
+
+    def answers(self) -> dict[EpisodeKey, str | None] | None:
+        """The final answers the evaluation kept (see ``_answers``), if it kept them."""
+        return self._answers
+
     judge: JudgeUsage | None = None
     labels: list[EpisodeLabel]
     notes: list[str] = Field(default_factory=list)
@@ -302,7 +313,7 @@ async def evaluate_run_async(
             reference_run=ref.manifest.run_id,
         )
     manifest = run.manifest
-    return RunScores(
+    scores = RunScores(
         run_id=manifest.run_id,
         protocol=proto.name,
         judge_settings=effective_settings(proto, settings, judge) if judge is not None else None,
@@ -334,6 +345,23 @@ async def evaluate_run_async(
         labels=labels,
         notes=notes,
     )
+    scores._answers = {(t.scenario_id, t.trial): t.final_answer for t in trajs}
+    return scores
+
+
+def run_blocking(job: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(job)``, without handing the result back through the task that runs it.
+
+    When ``asyncio.run`` puts Ctrl-C's handler back, Python's ``signal`` module builds the repr
+    of the old handler, which holds that task and so its result: for the scores of a run of
+    10,000 episodes that repr took 0.7 s."""
+    kept: list[T] = []
+
+    async def keep() -> None:
+        kept.append(await job)
+
+    asyncio.run(keep())
+    return kept[0]
 
 
 def effective_settings(
@@ -361,7 +389,7 @@ def evaluate_run(
     similarity: ThoughtSimilarity | None = None,
 ) -> RunScores:
     """Synchronous ``evaluate_run_async`` (for the CLI and scripts)."""
-    return asyncio.run(
+    return run_blocking(
         evaluate_run_async(
             run_dir,
             suite,

@@ -30,6 +30,7 @@ A turn of kind ``invalid`` (no usable call, format error) is not well-formed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -60,14 +61,25 @@ _FINISH_SCHEMA: dict[str, Any] = FINISH_FUNCTION["function"]["parameters"]
 
 
 class SchemaValidators:
-    """JSON Schema validators per API, built on first use and kept for the scoring session."""
+    """JSON Schema validators per API, built on first use and kept for the scoring session,
+    with the verdicts on arguments already seen (runs repeat the same calls across episodes)."""
 
     def __init__(self, apis: Apis) -> None:
         self._apis = apis
         self._cache: dict[ApiKey | None, Any] = {}
+        self._seen: dict[tuple[ApiKey | None, str], list[str]] = {}
 
     def errors(self, key: ApiKey | None, args: dict[str, Any]) -> list[str]:
         """Schema violations of canonicalised ``args`` (``key`` None = the Finish function)."""
+        try:
+            seen = (key, json.dumps(args, sort_keys=True))
+        except (TypeError, ValueError):  # not JSON (a test's hand-built call): just check it
+            return self._check(key, args)
+        if seen not in self._seen:
+            self._seen[seen] = self._check(key, args)
+        return list(self._seen[seen])
+
+    def _check(self, key: ApiKey | None, args: dict[str, Any]) -> list[str]:
         schema = _FINISH_SCHEMA if key is None else self._apis[key].parameters
         if key not in self._cache:
             cls = validators.validator_for(schema)

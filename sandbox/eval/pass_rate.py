@@ -42,6 +42,7 @@ from agents.trajectory import Status, Trajectory
 from mock_tools.models import Task
 from sandbox.eval.checks import CheckResult, all_pass, run_checks
 from sandbox.eval.stats import Interval, bootstrap_ci, mean, population_std
+from sandbox.store.gc_pause import paused_gc
 
 Label = Literal["solved", "unsolved", "unsure"]
 Method = Literal["rule", "check", "judge", "none"]
@@ -207,11 +208,12 @@ def label_run(trajs: Sequence[Trajectory], tasks: Sequence[Task]) -> list[Episod
     for t in trajs:
         by_task.setdefault(t.scenario_id, []).append(t)
     labels: list[EpisodeLabel] = []
-    for task in tasks:
-        episodes = sorted(by_task.get(task.id, []), key=lambda t: t.trial)
-        if not episodes:
-            labels.append(label_episode(None, task))
-        labels.extend(label_episode(t, task) for t in episodes)
+    with paused_gc():
+        for task in tasks:
+            episodes = sorted(by_task.get(task.id, []), key=lambda t: t.trial)
+            if not episodes:
+                labels.append(label_episode(None, task))
+            labels.extend(label_episode(t, task) for t in episodes)
     return labels
 
 

@@ -35,10 +35,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-import networkx as nx
 from pydantic import BaseModel
 
 from sandbox.eval.actions import Action
+from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
 from sandbox.eval.measure import f1
 from sandbox.eval.similarity import kv_similarity
 
@@ -88,15 +88,20 @@ def longest_increasing(values: Sequence[int]) -> int:
 
 
 def plan_score(
-    pred: Sequence[Action], gold: Sequence[Action], *, threshold: float = MATCH_THRESHOLD
+    pred: Sequence[Action],
+    gold: Sequence[Action],
+    *,
+    threshold: float = MATCH_THRESHOLD,
+    memo: MatchMemo | None = None,
 ) -> PlanScore:
-    """T-Eval's plan precision / recall / F1 without the free first match (see module doc)."""
+    """T-Eval's plan precision / recall / F1 without the free first match (see module doc);
+    ``memo`` keeps searched matchings for the next episodes (``matching.MatchMemo``)."""
     n_pred, n_gold = len(pred), len(gold)
     if n_pred == 0 and n_gold == 0:
         return PlanScore(
             precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
         )
-    graph: nx.Graph[tuple[str, int]] = nx.Graph()
+    edges: list[Edge] = []
     scale = float(max(n_pred, n_gold)) ** 2
     for i, p in enumerate(pred):
         for j, g in enumerate(gold):
@@ -104,11 +109,8 @@ def plan_score(
             if sim > threshold:
                 # a vanishing penalty on (i - j)^2 breaks ties between equal-weight matchings
                 # (a repeated step) towards the non-crossing one, so the LIS does not lose them
-                graph.add_edge(("p", i), ("g", j), weight=sim - TIE_BREAK * (i - j) ** 2 / scale)
-    matching = nx.max_weight_matching(graph)
-    pairs = sorted(
-        (a[1], b[1]) if a[0] == "p" else (b[1], a[1]) for a, b in matching
-    )  # (pred index, gold index), in predicted order
+                edges.append((i, j, sim - TIE_BREAK * (i - j) ** 2 / scale))
+    pairs = max_weight_pairs(edges, memo=memo)  # (pred index, gold index), in predicted order
     lis = longest_increasing([j for _, j in pairs])
     precision = lis / n_pred if n_pred else 0.0
     recall = lis / n_gold if n_gold else 0.0

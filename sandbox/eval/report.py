@@ -19,7 +19,6 @@ from rich.table import Table
 
 from sandbox.eval.evaluate import RunScores
 from sandbox.eval.pass_rate import PassSummary
-from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile
 from sandbox.eval.stats import Interval
 from sandbox.store import EpisodeIndex, EpisodeKey
 
@@ -251,11 +250,15 @@ def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) 
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     _write_atomic(written[0], scores_json(scores))
-    answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
+    answers = scores.answers()
+    if answers is None:
+        answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
     markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
     _write_atomic(written[1], markdown)
     if not plots:
         return written
+    from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile  # matplotlib
+
     p = scores.pass_rate
     entries = [("all", p.pass_rate)] + [(g, r.pass_rate) for g, r in p.groups.items()]
     title = f"{scores.agent} / {scores.model}"

@@ -34,6 +34,7 @@ from mock_tools.models import Task
 from mock_tools.names import NameResolver
 from sandbox.errors import RunError
 from sandbox.eval.actions import (
+    Action,
     ApiKey,
     Apis,
     actions_of,
@@ -44,11 +45,13 @@ from sandbox.eval.actions import (
 from sandbox.eval.arg_scores import score_arguments
 from sandbox.eval.efficiency import Efficiency, TreeStats, efficiency, tree_stats
 from sandbox.eval.format_score import SchemaValidators, format_alignment
+from sandbox.eval.matching import MatchMemo
 from sandbox.eval.measure import Measure
 from sandbox.eval.plan_score import PlanScore, plan_score
 from sandbox.eval.reason_score import ThoughtSimilarity, score_reasoning
 from sandbox.eval.review_score import review_scores
 from sandbox.eval.tool_selection import tool_selection
+from sandbox.store.gc_pause import paused_gc
 
 __all__ = [
     "DIMENSIONS",
@@ -135,6 +138,15 @@ class ScoringContext:
         self.resolver = NameResolver.for_apis(apis)
         self.validators = SchemaValidators(apis)
         self.similarity = similarity
+        self._gold: dict[str, tuple[Task, list[Action]]] = {}
+        self.matchings: MatchMemo = {}
+
+    def gold(self, task: Task) -> list[Action]:
+        """The task's reference steps as actions (made once per task object)."""
+        kept = self._gold.get(task.id)
+        if kept is None or kept[0] is not task:
+            kept = self._gold[task.id] = (task, reference_actions(task.reference.steps, self.apis))
+        return kept[1]
 
 
 def score_episode(
@@ -157,10 +169,10 @@ def score_episode(
     exact = kv = precision = recall = plan_f1 = reason = none
     plan: PlanScore | None = None
     if task.reference.steps:
-        gold = reference_actions(task.reference.steps, ctx.apis)
-        pairs = match_actions(pred, gold)
+        gold = ctx.gold(task)
+        pairs = match_actions(pred, gold, memo=ctx.matchings)
         exact, kv = score_arguments(pred, gold, pairs)
-        plan = plan_score(pred, gold)
+        plan = plan_score(pred, gold, memo=ctx.matchings)
         precision = Measure(value=plan.precision, n=plan.n_pred)
         recall = Measure(value=plan.recall, n=plan.n_gold)
         plan_f1 = Measure(value=plan.f1, n=1)
@@ -228,14 +240,15 @@ def score_episodes(
     """Score every trajectory of a run. RunError for a scenario id the suite does not have."""
     ctx = ScoringContext(apis, similarity)
     episodes = []
-    for traj in trajs:
-        task = tasks_by_id.get(traj.scenario_id)
-        if task is None:
-            raise RunError(
-                f"trajectory of scenario {traj.scenario_id!r} has no task in the suite; "
-                "evaluate the run against the suite it was made with"
-            )
-        episodes.append(score_episode(traj, task, apis, context=ctx))
+    with paused_gc():
+        for traj in trajs:
+            task = tasks_by_id.get(traj.scenario_id)
+            if task is None:
+                raise RunError(
+                    f"trajectory of scenario {traj.scenario_id!r} has no task in the suite; "
+                    "evaluate the run against the suite it was made with"
+                )
+            episodes.append(score_episode(traj, task, apis, context=ctx))
     return episodes
 
 

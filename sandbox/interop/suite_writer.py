@@ -13,14 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mock_tools.models import Recording, SuiteMeta, Task, ToolSpec
-
-try:  # libyaml is an optional part of PyYAML; the pure-Python dumper is ~10x slower
-    from yaml import CSafeDumper as _Dumper
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
+from mock_tools.yaml_text import dump_yaml_text
 
 __all__ = ["dump_yaml", "file_slug", "write_recordings", "write_suite"]
 
@@ -34,7 +28,7 @@ def file_slug(name: str) -> str:
 
 def dump_yaml(data: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    text = dump_yaml_text(data, sort_keys=False, allow_unicode=True, width=100)
     path.write_text(text, encoding="utf-8")
 
 

@@ -27,6 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.models.retry import RetryPolicy
+from mock_tools.yaml_text import load_yaml
 from sandbox.errors import ConfigError
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec
@@ -88,7 +89,7 @@ def load_model_entries(
 
 def _read_entries(path: Path) -> dict[str, ModelEntry]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path.read_text(encoding="utf-8")) or {}
     except OSError as e:
         raise ConfigError(f"cannot read the model registry {path}: {e.strerror}") from e
     except yaml.YAMLError as e:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agents.trajectory import Trajectory
-from mock_tools import Suite, Task
-from sandbox.run.episode import EpisodePlan
-from sandbox.store import RunConfig
+if TYPE_CHECKING:  # annotations only: the executor registry imports this module
+    from agents.trajectory import Trajectory
+    from mock_tools import Suite, Task
+    from sandbox.run.episode import EpisodePlan
+    from sandbox.store import RunConfig
 
 __all__ = ["EpisodeBatch", "Executor", "OnResult", "RunSpend", "tools_report"]
 
-OnResult = Callable[[Task, int, Trajectory], None]
+OnResult = Callable[["Task", int, "Trajectory"], None]
 """``done(task, trial, trajectory)``: called once per finished episode, in the runner's loop."""
 
 

@@ -25,16 +25,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.errors import AgentsError
 from agents.registry import Registry
-from mock_tools import Task
 from sandbox.errors import ConfigError
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult
-from sandbox.run.episode import run_episode
-from sandbox.store import RunConfig
-from sandbox.tool_envs import ToolEnvs, open_tool_envs
+
+if TYPE_CHECKING:  # the registry is read by ``sandbox run --help``: it stays cheap to import
+    from mock_tools import Task
+    from sandbox.store import RunConfig
+    from sandbox.tool_envs import ToolEnvs
 
 __all__ = [
     "EXECUTORS",
@@ -84,6 +85,9 @@ class LocalExecutor:
         return self._last_report if self._tools is None else self._tools.report()
 
     async def run(self, batch: EpisodeBatch, done: OnResult) -> None:
+        from sandbox.run.episode import run_episode
+        from sandbox.tool_envs import open_tool_envs
+
         limit = asyncio.Semaphore(batch.config.concurrency)
         async with open_tool_envs(batch.config, batch.suite, batch.env) as tools:
             self._tools = tools

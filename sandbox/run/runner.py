@@ -32,7 +32,7 @@ from agents.strategies import ResolvedStrategy
 from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task, load_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
-from sandbox.eval.evaluate import evaluate_run_async
+from sandbox.eval.evaluate import evaluate_run_async, run_blocking
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
@@ -51,6 +51,7 @@ from sandbox.store import (
     SuiteInfo,
     make_run_id,
 )
+from sandbox.store.gc_pause import paused_gc
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.run_store import needs_rerun
@@ -104,7 +105,7 @@ def run_suite(
 
     The folder ends with the evaluator's ``scores.json`` and ``report.md`` (and PNG plots when
     ``plots``)."""
-    return asyncio.run(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
+    return run_blocking(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
 
 
 SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url", "mcp_server")
@@ -146,7 +147,7 @@ def resume_run(
     # The suite where it is now (its recorded path works from any folder); resuming still
     # refuses a suite whose fingerprint changed.
     config = store.manifest.config.model_copy(update={"suite": str(store.suite_path())})
-    return asyncio.run(_execute(config, store, env, show_progress, plots))
+    return run_blocking(_execute(config, store, env, show_progress, plots))
 
 
 async def run_suite_async(
@@ -240,8 +241,9 @@ async def _execute(
         store.write_manifest()
         todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
         status = await _run_stored(plan, store, executor, todo, finished, show_progress)
-        scores = await evaluate_run_async(store.path, plan.suite)
-        write_report(store.path, scores, plots=plots)
+        with paused_gc():  # scoring is a bulk job (no judge here): see sandbox.store.gc_pause
+            scores = await evaluate_run_async(store.path, plan.suite)
+            write_report(store.path, scores, plots=plots)
         store.manifest.status = status  # scores first: a completed run always has them
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()

@@ -30,6 +30,13 @@ from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.miss import MISS_POLICIES
 from mock_tools.models import FAULT_KINDS, FaultConfig
+from sandbox.store.defaults import (
+    DEFAULT_AGENT,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MODEL,
+    DEFAULT_OUT,
+    DEFAULT_SUITE,
+)
 from sandbox.store.redact import redact
 
 __all__ = [
@@ -44,11 +51,6 @@ __all__ = [
     "check_run_id",
 ]
 
-DEFAULT_SUITE = "scenarios/default"
-DEFAULT_AGENT = "react"
-DEFAULT_MODEL = "noisy-reference"
-DEFAULT_OUT = "runs"
-DEFAULT_CONCURRENCY = 4
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,127}$")
 """What a run id may be: a folder name, never a path (128 characters at most)."""

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from agents.trajectory import Status, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.config import check_run_id
+from sandbox.store.gc_pause import paused_gc
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
 
@@ -237,6 +238,11 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
     raw = file.read_bytes()
     lines = raw.split(b"\n")
     lines.pop()  # bytes after the last newline: an unfinished write, never an episode
+    with paused_gc():
+        return _latest_per_episode(file, lines)
+
+
+def _latest_per_episode(file: Path, lines: list[bytes]) -> list[Trajectory]:
     latest: dict[EpisodeKey, Trajectory] = {}
     for lineno, line in enumerate(lines, 1):
         if not line.strip():

@@ -42,6 +42,7 @@ from mock_tools import (
     load_suite,
 )
 from mock_tools.models import Provenance, SuiteMeta
+from mock_tools.yaml_text import dump_yaml_text, load_yaml
 from sandbox.errors import ConfigError
 from sandbox.tool_envs.mcp_catalog import ServerCatalog
 
@@ -213,7 +214,7 @@ def _merge_tasks(root: Path, stem: str, tasks: list[Task]) -> None:
 
 
 def _docs(file: Path) -> list[Any]:
-    data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    data = load_yaml(file.read_text(encoding="utf-8"))
     if data is None:
         return []
     return data if isinstance(data, list) else [data]
@@ -222,7 +223,7 @@ def _docs(file: Path) -> list[Any]:
 def _write_yaml(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    text = dump_yaml_text(data, sort_keys=False, allow_unicode=True, width=100)
     with tmp.open("w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()

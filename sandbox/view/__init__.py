@@ -12,8 +12,25 @@ Near the top of the harness: reads runs through ``sandbox.store`` and scores thr
 ``sandbox.commands`` imports it. ``app`` (FastAPI) is not imported here.
 """
 
-from sandbox.view.catalog import Catalog, RunEntry, RunRecord, read_record
-from sandbox.view.leaderboard import Leaderboard, LeaderboardRow, build_leaderboard
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agents.lazy import lazy_package
+
+if TYPE_CHECKING:
+    from sandbox.view.catalog import Catalog, RunEntry, RunRecord, read_record
+    from sandbox.view.leaderboard import Leaderboard, LeaderboardRow, build_leaderboard
+
+_EXPORTS: dict[str, str] = {
+    "Catalog": "sandbox.view.catalog",
+    "Leaderboard": "sandbox.view.leaderboard",
+    "LeaderboardRow": "sandbox.view.leaderboard",
+    "RunEntry": "sandbox.view.catalog",
+    "RunRecord": "sandbox.view.catalog",
+    "build_leaderboard": "sandbox.view.leaderboard",
+    "read_record": "sandbox.view.catalog",
+}
 
 __all__ = [
     "Catalog",
@@ -24,3 +41,5 @@ __all__ = [
     "build_leaderboard",
     "read_record",
 ]
+
+lazy_package(__name__, _EXPORTS)
