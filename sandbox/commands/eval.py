@@ -133,7 +133,8 @@ def report_judge_errors(scores: RunScores) -> list[str]:
 def handle(args: Any) -> int:
     if not Path(args.run).is_dir():
         raise RunError(f"no run folder at {args.run} (pass the folder runs/<run-id>)")
-    with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
+    # a bulk job in a short-lived process (see sandbox.store.gc_pause), unless a judge is called
+    with paused_gc(when=not getattr(args, "judge", None)):
         scores = evaluate_blocking(args)
         written = write_report(args.run, scores, plots=not args.no_plots)
     if RunStore.open(args.run).complete_if_finished():

@@ -54,7 +54,8 @@ def handle(args: argparse.Namespace) -> int:
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    with paused_gc():  # a bulk job in a short-lived process: see sandbox.store.gc_pause
+    # a bulk job in a short-lived process (see sandbox.store.gc_pause), unless a judge is called
+    with paused_gc(when=not getattr(args, "judge", None)):
         scores = evaluate_blocking(args)
         write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value

@@ -18,10 +18,11 @@ __all__ = ["paused_gc"]
 
 
 @contextmanager
-def paused_gc() -> Iterator[None]:
+def paused_gc(when: bool = True) -> Iterator[None]:
     """Run the block with automatic cyclic garbage collection paused (a no-op when it already
-    is: the collector is then left as it was)."""
-    if not gc.isenabled():
+    is: the collector is then left as it was, or when ``when`` is false: a block that talks to
+    the network, such as a judge's calls, makes cyclic garbage and keeps the collector on)."""
+    if not when or not gc.isenabled():
         yield
         return
     gc.disable()
