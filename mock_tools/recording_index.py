@@ -1,0 +1,698 @@
+"""The compact recording index: a suite's JSONL recordings looked up without loading them.
+
+Built once from the suite's ``recordings/*.jsonl`` and cached beside the suite
+(``<suite>/.cache/recordings.idx``; when that folder cannot be written, under
+``$MOCK_TOOLS_CACHE_DIR``, ``~/.cache/mock_tools`` or the temp dir, named by the fingerprint). A
+cached index is used only when its format version, the suite fingerprint and its checksum all
+match; otherwise it is built again.
+
+The file is a header and fixed-width arrays, read through ``mmap`` (nothing is decoded on open):
+
+- per call ``(scope, tool, api, canonical key)``: a 128-bit blake2b digest split into ``hi`` and
+  ``lo``, sorted by ``(hi, lo, occurrence)`` with the file order kept among equals; beside each
+  entry its occurrence (0: every occurrence) and where its JSONL line is (file, offset, length);
+- a bucket table on the top bits of ``hi`` (about one entry per bucket), so a lookup reads two
+  bucket bounds and compares one or two entries whatever the size of the suite;
+- every line in file order (``Suite.recordings`` decodes them on demand), the duplicate lines,
+  and per API the lines that first recorded each of its keys (``RecordingStore.keys``).
+
+A hit reads its line with ``pread`` and decodes the response; the JSONL bytes are never mapped,
+so what stays resident is the index (about 50 bytes per recording) and the page cache.
+
+The build parses each line with ``orjson`` (``json`` when it is missing), checks the fields that
+make the key, canonicalises the arguments and hashes them; large suites are split over two
+forked processes. Full model validation of a line happens when it is decoded (serving it,
+iterating ``Suite.recordings``, ``mock_tools validate``). Imports ``mock_tools.canonical``,
+``models`` and ``errors`` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import json
+import mmap
+import os
+import struct
+import sys
+import tempfile
+import threading
+from array import array
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import accumulate, compress, repeat
+from operator import eq
+from pathlib import Path
+from typing import Any, Literal, overload
+
+from pydantic import ValidationError
+
+from mock_tools.canonical import canonical_key, canonicaliser, dumps_canonical
+from mock_tools.errors import SuiteError
+from mock_tools.models import Recording, Response
+
+try:  # the fast JSON parser, when installed
+    import orjson
+
+    _fast_loads: Callable[[bytes | str], Any] | None = orjson.loads
+    _fast_dumps: Callable[..., bytes] | None = orjson.dumps
+    _DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+    _HASHING = 1  # what the digests were made with: orjson's text
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _fast_loads = None
+    _fast_dumps = None
+    _DUMPS_OPTIONS = 0
+    _HASHING = 0  # the canonical key's text
+
+__all__ = ["FORMAT_VERSION", "IndexedRecordings", "RecordingIndex", "open_index"]
+
+FORMAT_VERSION = 1
+"""Bumped whenever the layout, the hashing or the canonical key changes."""
+
+CACHE_NAME = "recordings.idx"
+_MAGIC = b"MTRIDX\0\0"
+_HEADER = struct.Struct("<8sII80sQQQQQIII16s")
+_HALVES = struct.Struct(">QQ")
+_OFFSET_BITS = 40  # a line's offset within its file; the file's number sits above it
+_MAX_OCCURRENCE = 2**31
+_PARALLEL_BYTES = 32 << 20  # suites bigger than this are parsed by two processes
+_DECODED_CACHE = 1024  # responses kept decoded (the most recently served)
+
+
+def _digest(scope: str | None, tool: str, api: str, text: bytes) -> tuple[int, int]:
+    """The call's 128-bit digest as two 64-bit halves."""
+    prefix = b"\0" if scope is None else b"\1" + scope.encode("utf-8", "surrogatepass")
+    head = f"\0{tool}\0{api}\0".encode("utf-8", "surrogatepass")
+    return _HALVES.unpack(hashlib.blake2b(prefix + head + text, digest_size=16).digest())
+
+
+def _key_text(key: str) -> bytes | None:
+    """What is hashed for a canonical key (see ``_canonical_text``), or None when orjson cannot
+    write it (then the key's own text is hashed)."""
+    if _fast_dumps is None:
+        return None
+    try:
+        return _fast_dumps(_fast_loads(key), option=_DUMPS_OPTIONS)  # type: ignore[misc]
+    except (TypeError, ValueError):
+        return None
+
+
+def _canonical_text(canon: dict[str, Any]) -> tuple[bytes, bool]:
+    """What is hashed for canonical arguments: orjson's sorted text (fast to write), or where it
+    cannot write them (integers beyond 2**53, lone surrogates, deep nesting) the canonical key
+    itself; True in the second case. ``_key_text`` of their canonical key gives the same bytes:
+    orjson reads back exactly what it could write."""
+    if _fast_dumps is not None:
+        try:
+            return _fast_dumps(canon, option=_DUMPS_OPTIONS), False
+        except (TypeError, ValueError):
+            pass
+    return dumps_canonical(canon).encode("utf-8", "surrogatepass"), True
+
+
+# -- building ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Chunk:
+    """What parsing one run of lines produces, one item per line in file order."""
+
+    hi: array  # 'Q': the call digest's first half
+    lo: array  # 'Q': its second half
+    occ: array  # 'I': the occurrence, 0 for every occurrence
+    locs: array  # 'Q': file << 40 | offset
+    lens: array  # 'I'
+    apis: array  # 'I': the number of the line's API in ``api_names``
+    api_names: list[tuple[str, str]]
+    unscoped: bytearray  # 1 for a recording without a scope
+    fallbacks: int  # lines whose key is hashed as its canonical text
+
+
+class _BadLine(Exception):
+    """What is wrong with one line; the caller says where it is."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.field = message, field
+
+
+def _decode(raw: bytes) -> Any:
+    if _fast_loads is not None:
+        try:
+            return _fast_loads(raw)
+        except ValueError:
+            pass  # json says what is wrong (and reads what orjson refuses, like NaN)
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _BadLine(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise _BadLine(f"invalid JSON: {e.msg}") from e
+    except (ValueError, RecursionError) as e:
+        raise _BadLine(f"unreadable JSON: {_limit(e)}") from e
+
+
+def _limit(e: BaseException) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
+
+
+def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None]:
+    """The fields that make a recording's key, checked as ``Recording`` would."""
+    if not isinstance(data, dict):
+        raise _BadLine("expected a mapping for Recording")
+    tool, api = data.get("tool"), data.get("api")
+    args = data.get("args", {})
+    occ = data.get("occurrence")
+    scope = data.get("scope")
+    if not isinstance(tool, str) or not isinstance(api, str):
+        raise _BadLine("'tool' and 'api' must be strings", "tool")
+    if not isinstance(args, dict):
+        raise _BadLine("must be an object", "args")
+    if occ is not None and (
+        not isinstance(occ, int) or isinstance(occ, bool) or not 1 <= occ < _MAX_OCCURRENCE
+    ):
+        raise _BadLine(f"must be an integer in 1..{_MAX_OCCURRENCE - 1}", "occurrence")
+    if scope is not None and not isinstance(scope, str):
+        raise _BadLine("must be a string", "scope")
+    if not isinstance(data.get("response"), dict):
+        raise _BadLine("must be an object", "response")
+    return tool, api, args, occ or 0, scope
+
+
+def _parse_chunk(
+    job: tuple[int, str, int, int], schemas: Mapping[tuple[str, str], dict[str, Any]]
+) -> _Chunk:
+    """Parse the lines of ``path`` between byte ``start`` and ``end`` (line boundaries)."""
+    file_no, path, start, end = job
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    out = _Chunk(
+        array("Q"), array("Q"), array("I"), array("Q"), array("I"), array("I"), [], bytearray(), 0
+    )
+    api_no: dict[tuple[str, str], int] = {}
+    heads: dict[tuple[str, str], bytes] = {}
+    plans: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {}
+    base = file_no << _OFFSET_BITS
+    b2 = hashlib.blake2b
+    unpack = _HALVES.unpack
+    add_hi, add_lo, add_occ = out.hi.append, out.lo.append, out.occ.append
+    add_loc, add_len, add_api, add_unscoped = (
+        out.locs.append,
+        out.lens.append,
+        out.apis.append,
+        out.unscoped.append,
+    )
+    pos = start
+    for raw in data.split(b"\n"):
+        size = len(raw)
+        if raw.strip():
+            try:
+                tool, api, args, occ, scope = _key_fields(_decode(raw))
+            except _BadLine as e:
+                where = f"{path}:{_line_number(path, pos)}"
+                raise SuiteError(e.message, file=where, field=e.field) from None
+            pair = (tool, api)
+            n = api_no.get(pair)
+            if n is None:
+                n = api_no[pair] = len(api_no)
+                heads[pair] = f"\0{tool}\0{api}\0".encode("utf-8", "surrogatepass")
+                plans[pair] = canonicaliser(schemas.get(pair))
+            text, fallback = _canonical_text(plans[pair](args))
+            out.fallbacks += fallback
+            prefix = b"\0" if scope is None else b"\1" + scope.encode("utf-8", "surrogatepass")
+            hi, lo = unpack(b2(prefix + heads[pair] + text, digest_size=16).digest())
+            add_hi(hi)
+            add_lo(lo)
+            add_occ(occ)
+            add_loc(base | pos)
+            add_len(size)
+            add_api(n)
+            add_unscoped(scope is None)
+        pos += size + 1
+    out.api_names = list(api_no)
+    return out
+
+
+def _line_number(path: str, offset: int) -> int:
+    with open(path, "rb") as fh:
+        return fh.read(offset).count(b"\n") + 1
+
+
+def _jobs(files: list[Path], parts: int) -> list[tuple[int, str, int, int]]:
+    """Split the files into about ``parts`` runs of whole lines."""
+    total = sum(f.stat().st_size for f in files)
+    step = max(1, -(-total // parts))
+    jobs: list[tuple[int, str, int, int]] = []
+    for n, f in enumerate(files):
+        size = f.stat().st_size
+        start = 0
+        with f.open("rb") as fh:
+            while start < size:
+                cut = min(size, start + step)
+                if cut < size:
+                    fh.seek(cut)
+                    rest = fh.readline()
+                    cut += len(rest)
+                jobs.append((n, str(f), start, cut))
+                start = cut
+    return jobs
+
+
+def _parse_all(
+    files: list[Path], schemas: Mapping[tuple[str, str], dict[str, Any]]
+) -> list[_Chunk]:
+    total = sum(f.stat().st_size for f in files)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if total < _PARALLEL_BYTES or (cpus or 1) < 2 or sys.platform != "linux":
+        return [_parse_chunk(job, schemas) for job in _jobs(files, 1)]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        return pool.map(partial(_parse_chunk, schemas=schemas), _jobs(files, 2))
+
+
+def build_index(
+    root: Path, fingerprint: str, schemas: Mapping[tuple[str, str], dict[str, Any]]
+) -> bytes:
+    """The index file's bytes for the suite at ``root``."""
+    files = _recording_files(root)
+    enabled = gc.isenabled()
+    gc.disable()  # millions of short-lived containers: the collector would only slow this down
+    try:
+        chunks = _parse_all(files, schemas)
+        return _assemble(files, root, fingerprint, chunks)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chunk]) -> bytes:
+    """Sort the calls by digest, find repeated ones, and lay the arrays out. Every pass over all
+    lines is a C-level loop (``map``, ``compress``, ``sorted``); Python code only runs for lines
+    that share the first half of their digest (one call's occurrences, repeats)."""
+    hi, lo, occ, locs, lens, api_of_line = (array(c) for c in "QQIQII")
+    unscoped = bytearray()
+    api_table: dict[tuple[str, str], int] = {}
+    fallbacks = 0
+    for c in chunks:
+        hi += c.hi
+        lo += c.lo
+        occ += c.occ
+        locs += c.locs
+        lens += c.lens
+        unscoped += c.unscoped
+        remap = [api_table.setdefault(pair, len(api_table)) for pair in c.api_names]
+        if remap == list(range(len(remap))):
+            api_of_line += c.apis
+        else:
+            api_of_line += array("I", map(remap.__getitem__, c.apis))
+        fallbacks += c.fallbacks
+    n = len(hi)
+    order = sorted(range(n), key=hi.__getitem__)  # stable: file order among equals
+    his = array("Q", map(hi.__getitem__, order))
+    same_hi = list(compress(range(1, n), map(eq, his[1:], his[:-1])))
+    for run in _runs(same_hi):  # one call's occurrences (or a 64-bit tie): order them fully
+        part = sorted(order[run.start : run.stop], key=lambda ln: (lo[ln], occ[ln], ln))
+        order[run.start : run.stop] = part
+    repeats = [i for i in same_hi if lo[order[i]] == lo[order[i - 1]]]  # later lines of a call
+    dups = [i for i in repeats if occ[order[i]] == occ[order[i - 1]]]
+    first_of_call = bytearray(unscoped)  # per line: it first recorded an unscoped call
+    for i in repeats:
+        first_of_call[order[i]] = 0
+    dup_lines = array("Q", sorted(order[i] for i in dups))
+    if dups:
+        keep = bytearray(b"\1") * n
+        for i in dups:
+            keep[i] = 0
+        his = array("Q", compress(his, keep))
+        order = list(compress(order, keep))
+    bits = max(1, (len(order) - 1).bit_length())
+    counts = Counter(map((64 - bits).__rrshift__, his))
+    buckets = array("I", [0])
+    buckets += array("I", accumulate(map(counts.get, range(1 << bits), repeat(0))))
+    key_lines = list(compress(range(n), first_of_call))
+    if len(api_table) > 1:
+        key_lines.sort(key=api_of_line.__getitem__)
+        per_api = Counter(map(api_of_line.__getitem__, key_lines))
+    else:
+        per_api = Counter({0: len(key_lines)})
+    api_list = sorted(api_table, key=api_table.__getitem__)
+    starts = [0, *accumulate(per_api.get(i, 0) for i in range(len(api_list)))]
+    meta = {
+        "files": [f.relative_to(root).as_posix() for f in files],
+        "apis": [[t, a, starts[i], starts[i + 1]] for i, (t, a) in enumerate(api_list)],
+    }
+    arrays = [
+        his,
+        array("I", order),
+        buckets,
+        lo,
+        occ,
+        locs,
+        lens,
+        dup_lines,
+        array("Q", key_lines),
+    ]
+    meta_bytes = json.dumps(meta).encode()
+    body = bytearray(_pad(meta_bytes))
+    for values in arrays:
+        body += _pad(values.tobytes())
+    checksum = hashlib.blake2b(body, digest_size=16).digest()
+    header = _HEADER.pack(
+        _MAGIC,
+        FORMAT_VERSION,
+        _HEADER.size,
+        fingerprint.encode(),
+        len(order),
+        n,
+        len(dups),
+        len(key_lines),
+        len(meta_bytes),
+        bits,
+        _HASHING,
+        fallbacks > 0,
+        checksum,
+    )
+    return header + bytes(body)
+
+
+def _runs(positions: list[int]) -> Iterator[range]:
+    """Maximal runs of sorted positions whose entries equal the one before: each as the range
+    of the whole run (the entry before included)."""
+    i = 0
+    while i < len(positions):
+        j = i
+        while j + 1 < len(positions) and positions[j + 1] == positions[j] + 1:
+            j += 1
+        yield range(positions[i] - 1, positions[j] + 1)
+        i = j + 1
+
+
+def _pad(b: bytes) -> bytes:
+    return b + b"\0" * (-len(b) % 8)
+
+
+def _recording_files(root: Path) -> list[Path]:
+    folder = root / "recordings"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+# -- opening -------------------------------------------------------------------------------------
+
+
+class RecordingIndex:
+    """An open index: lookups by call, lines by number. Thread-safe; read-only."""
+
+    def __init__(self, root: Path, data: mmap.mmap | bytes, *, path: Path | None = None) -> None:
+        self.root = root
+        self.path = path
+        self._data = data
+        head = _HEADER.unpack_from(data, 0)
+        _, _, size, _, n, n_lines, n_dups, n_keys, meta_len, bits, _, fallbacks, _ = head
+        self.entries = n
+        self.lines = n_lines
+        view = memoryview(data)
+        meta = json.loads(bytes(view[size : size + meta_len]))
+        at = size + meta_len + (-meta_len % 8)
+
+        def take(code: Literal["Q", "I"], count: int) -> memoryview:
+            nonlocal at
+            width = 8 if code == "Q" else 4
+            part = view[at : at + width * count].cast(code)
+            at += width * count + (-(width * count) % 8)
+            return part
+
+        self._hi = take("Q", n)  # sorted
+        self._entry_line = take("I", n)  # beside each: the line that recorded it
+        self._buckets = take("I", (1 << bits) + 1)
+        self._lo = take("Q", n_lines)  # per line, in file order
+        self._occ = take("I", n_lines)
+        self._line_locs = take("Q", n_lines)
+        self._line_lens = take("I", n_lines)
+        self._dups = take("Q", n_dups)
+        self._key_lines = take("Q", n_keys)
+        self._shift = 64 - bits
+        self._fallbacks = bool(fallbacks)
+        self.files = [root / f for f in meta["files"]]
+        self._apis = {(t, a): (s, e) for t, a, s, e in meta["apis"]}
+        self._fds: list[int] = []
+        self._lock = threading.Lock()
+        self._decoded: OrderedDict[int, Response] = OrderedDict()
+
+    # -- lines ---------------------------------------------------------------------------------
+
+    def _fd(self, file_no: int) -> int:
+        if not self._fds:
+            with self._lock:
+                if not self._fds:
+                    self._fds = [os.open(f, os.O_RDONLY) for f in self.files]
+        return self._fds[file_no]
+
+    def _read(self, loc: int, length: int) -> bytes:
+        return os.pread(self._fd(loc >> _OFFSET_BITS), length, loc & ((1 << _OFFSET_BITS) - 1))
+
+    def _where(self, loc: int) -> str:
+        path = self.files[loc >> _OFFSET_BITS]
+        return f"{path}:{_line_number(str(path), loc & ((1 << _OFFSET_BITS) - 1))}"
+
+    def line(self, number: int) -> Recording:
+        """The ``number``-th recording line (0-based, file then line order), validated."""
+        loc = self._line_locs[number]
+        return self._recording(loc, self._line_lens[number])
+
+    def _recording(self, loc: int, length: int) -> Recording:
+        try:
+            return Recording.model_validate(_decode(self._read(loc, length)))
+        except _BadLine as e:
+            raise SuiteError(e.message, file=self._where(loc)) from None
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or None
+            raise SuiteError(err["msg"], file=self._where(loc), field=field) from None
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _group(self, scope: str | None, tool: str, api: str, key: str) -> range:
+        text = _key_text(key)
+        if text is None or (self._fallbacks and not self._find(scope, tool, api, text)):
+            text = key.encode("utf-8", "surrogatepass")
+        return self._find(scope, tool, api, text)
+
+    def _find(self, scope: str | None, tool: str, api: str, text: bytes) -> range:
+        hi, lo = _digest(scope, tool, api, text)
+        bucket = hi >> self._shift
+        i, end = self._buckets[bucket], self._buckets[bucket + 1]
+        his, los, lines = self._hi, self._lo, self._entry_line
+        while i < end and (his[i] != hi or los[lines[i]] != lo):
+            i += 1
+        j = i
+        while j < end and his[j] == hi and los[lines[j]] == lo:
+            j += 1
+        return range(i, j)
+
+    def has(self, scope: str | None, tool: str, api: str, key: str) -> bool:
+        return len(self._group(scope, tool, api, key)) > 0
+
+    def get(
+        self, scope: str | None, tool: str, api: str, key: str, occurrence: int
+    ) -> Response | None:
+        """The response recorded for the ``occurrence``-th identical call, or None."""
+        group = self._group(scope, tool, api, key)
+        if not group:
+            return None
+        return self._response(self._choose(group, occurrence))
+
+    def _choose(self, group: range, occurrence: int) -> int:
+        occ, lines = self._occ, self._entry_line
+        if len(group) == 1:
+            return group.start
+        by_occ = {occ[lines[i]]: i for i in group}  # 0: every occurrence without its own recording
+        hit = by_occ.get(occurrence)
+        if hit is not None:
+            return hit
+        if 0 in by_occ:
+            return by_occ[0]
+        last = max(by_occ)
+        if occurrence > last:
+            return by_occ[last]
+        earlier = [n for n in by_occ if n <= occurrence]
+        return by_occ[max(earlier)] if earlier else by_occ[min(by_occ)]
+
+    def _response(self, entry: int) -> Response:
+        cache = self._decoded
+        with self._lock:
+            hit = cache.get(entry)
+            if hit is not None:
+                cache.move_to_end(entry)
+                return hit
+        response = self.line(self._entry_line[entry]).response
+        with self._lock:
+            cache[entry] = response
+            if len(cache) > _DECODED_CACHE:
+                cache.popitem(last=False)
+        return response
+
+    def keys(self, tool: str, api: str, schema: dict[str, Any] | None) -> Sequence[str]:
+        """The API's recorded canonical keys (unscoped), in the order first recorded."""
+        start, end = self._apis.get((tool, api), (0, 0))
+        return _ApiKeys(self, self._key_lines[start:end], schema)
+
+    def duplicates(self) -> Iterator[Recording]:
+        """The lines that repeat an earlier recording of the same call and occurrence."""
+        for number in self._dups:
+            yield self.line(number)
+
+    def close(self) -> None:
+        with self._lock:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = []
+
+
+class _ApiKeys(Sequence[str]):
+    """An API's keys, canonicalised from their lines when asked for."""
+
+    def __init__(self, index: RecordingIndex, lines: memoryview, schema: Any) -> None:
+        self._index, self._lines, self._schema = index, lines, schema
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        return canonical_key(self._index.line(self._lines[i]).args, self._schema)
+
+
+class IndexedRecordings(Sequence[Recording]):
+    """``Suite.recordings`` of a suite folder: every line of its JSONL files, decoded (and
+    validated) when read; ``recording_index`` answers lookups without decoding anything else."""
+
+    def __init__(self, recording_index: RecordingIndex) -> None:
+        self.recording_index = recording_index
+
+    def __len__(self) -> int:
+        return self.recording_index.lines
+
+    @overload
+    def __getitem__(self, i: int) -> Recording: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Recording]: ...
+    def __getitem__(self, i: int | slice) -> Recording | list[Recording]:
+        if isinstance(i, slice):
+            return [self.recording_index.line(n) for n in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.recording_index.line(i)
+
+    def __iter__(self) -> Iterator[Recording]:
+        for n in range(len(self)):
+            yield self.recording_index.line(n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} recordings of {self.recording_index.root}>"
+
+
+# -- the cache -----------------------------------------------------------------------------------
+
+
+def cache_locations(root: Path, fingerprint: str, cache_dir: str | Path | None) -> list[Path]:
+    """Where an index may be cached, in the order tried: beside the suite, then the cache dir
+    (``cache_dir``, else ``$MOCK_TOOLS_CACHE_DIR``, else ``~/.cache/mock_tools``), then the
+    temp dir."""
+    name = f"recordings-{fingerprint.split(':')[-1][:32]}.idx"
+    home = cache_dir or os.environ.get("MOCK_TOOLS_CACHE_DIR")
+    fallback = Path(home) if home else Path.home() / ".cache" / "mock_tools"
+    tmp = Path(tempfile.gettempdir()) / f"mock_tools-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    return [root / ".cache" / CACHE_NAME, fallback / name, tmp / name]
+
+
+def _valid(data: mmap.mmap | bytes, fingerprint: str) -> bool:
+    if len(data) < _HEADER.size:
+        return False
+    magic, version, size, fp, *_, hashing, _, checksum = _HEADER.unpack_from(data, 0)
+    if magic != _MAGIC or version != FORMAT_VERSION or size != _HEADER.size:
+        return False
+    if hashing != _HASHING or sys.byteorder != "little":
+        return False
+    if fp.rstrip(b"\0").decode(errors="replace") != fingerprint:
+        return False
+    body = memoryview(data)[size:]
+    try:
+        return hashlib.blake2b(body, digest_size=16).digest() == checksum
+    finally:
+        body.release()
+
+
+def _open_cached(path: Path, fingerprint: str) -> mmap.mmap | None:
+    try:
+        with path.open("rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    if _valid(data, fingerprint):
+        return data
+    data.close()
+    return None
+
+
+def _write(path: Path, data: bytes) -> bool:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".recordings-", suffix=".tmp")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+
+
+def open_index(
+    root: str | Path,
+    fingerprint: str,
+    schemas: Mapping[tuple[str, str], dict[str, Any]],
+    *,
+    cache_dir: str | Path | None = None,
+) -> RecordingIndex:
+    """The suite's index: a valid cached one, else built now and cached where it can be
+    written (kept in memory when nowhere can). Raises ``SuiteError`` for a bad line."""
+    root = Path(root)
+    places = cache_locations(root, fingerprint, cache_dir)
+    for place in places:
+        cached = _open_cached(place, fingerprint)
+        if cached is not None:
+            return RecordingIndex(root, cached, path=place)
+    data = build_index(root, fingerprint, schemas)
+    for place in places:
+        if _write(place, data):
+            cached = _open_cached(place, fingerprint)
+            if cached is not None:
+                return RecordingIndex(root, cached, path=place)
+    return RecordingIndex(root, data)
