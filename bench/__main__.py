@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import harness_bench, mock_tools_bench, ray_bench, view_bench
+from bench import harness_bench, mock_tools_bench, ray_bench, store_bench, view_bench
 from bench.report import BenchResult, format_table
 
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "harness": harness_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,
+    "store": store_bench.run,
 }
 
 

@@ -79,7 +79,8 @@ _HALVES = struct.Struct(">QQ")
 _OFFSET_BITS = 40  # a line's offset within its file; the file's number sits above it
 _MAX_OCCURRENCE = 2**31
 _PARALLEL_BYTES = 32 << 20  # suites bigger than this are parsed by two processes
-_DECODED_CACHE = 1024  # responses kept decoded (the most recently served)
+DECODED_CACHE = 1024
+"""How many served responses an index keeps decoded by default (the most recently served)."""
 
 
 def _digest(scope: str | None, tool: str, api: str, text: bytes) -> tuple[int, int]:
@@ -409,11 +410,22 @@ def _recording_files(root: Path) -> list[Path]:
 
 
 class RecordingIndex:
-    """An open index: lookups by call, lines by number. Thread-safe; read-only."""
+    """An open index: lookups by call, lines by number. Thread-safe; read-only. A hit reads its
+    line and validates its response (only; the whole line is validated when read as a
+    ``Recording``); the last ``cache_size`` responses served are kept decoded."""
 
-    def __init__(self, root: Path, data: mmap.mmap | bytes, *, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        data: mmap.mmap | bytes,
+        *,
+        path: Path | None = None,
+        cache_size: int = DECODED_CACHE,
+    ) -> None:
         self.root = root
         self.path = path
+        self.cache_size = cache_size
+        """How many served responses are kept decoded (the most recently served; 0: none)."""
         self._data = data
         head = _HEADER.unpack_from(data, 0)
         _, _, size, _, n, n_lines, n_dups, n_keys, meta_len, bits, _, fallbacks, _ = head
@@ -528,16 +540,28 @@ class RecordingIndex:
 
     def _response(self, entry: int) -> Response:
         cache = self._decoded
-        with self._lock:
-            hit = cache.get(entry)
-            if hit is not None:
-                cache.move_to_end(entry)
-                return hit
-        response = self.line(self._entry_line[entry]).response
-        with self._lock:
-            cache[entry] = response
-            if len(cache) > _DECODED_CACHE:
-                cache.popitem(last=False)
+        if self.cache_size:
+            with self._lock:
+                hit = cache.get(entry)
+                if hit is not None:
+                    cache.move_to_end(entry)
+                    return hit
+        line = self._entry_line[entry]
+        loc = self._line_locs[line]
+        try:
+            data = _decode(self._read(loc, self._line_lens[line]))
+            response = Response.model_validate(data["response"])
+        except _BadLine as e:
+            raise SuiteError(e.message, file=self._where(loc)) from None
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = ".".join(str(x) for x in ("response", *err["loc"]))
+            raise SuiteError(err["msg"], file=self._where(loc), field=field) from None
+        if self.cache_size:
+            with self._lock:
+                cache[entry] = response
+                if len(cache) > self.cache_size:
+                    cache.popitem(last=False)
         return response
 
     def keys(self, tool: str, api: str, schema: dict[str, Any] | None) -> Sequence[str]:
@@ -549,6 +573,13 @@ class RecordingIndex:
         """The lines that repeat an earlier recording of the same call and occurrence."""
         for number in self._dups:
             yield self.line(number)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (for a process pool or a Ray worker) as where the index is, or its bytes."""
+        fingerprint = _HEADER.unpack_from(self._data, 0)[3].rstrip(b"\0").decode()
+        if self.path is not None:
+            return (_reopen, (self.root, self.path, fingerprint))
+        return (RecordingIndex, (self.root, bytes(self._data)))
 
     def close(self) -> None:
         with self._lock:
@@ -674,12 +705,22 @@ def _write(path: Path, data: bytes) -> bool:
         return False
 
 
+def _reopen(root: Path, path: Path, fingerprint: str) -> RecordingIndex:
+    data = _open_cached(path, fingerprint)
+    if data is None:
+        raise SuiteError(
+            "the recordings index changed or is gone; load the suite again", file=str(path)
+        )
+    return RecordingIndex(root, data, path=path)
+
+
 def open_index(
     root: str | Path,
     fingerprint: str,
     schemas: Mapping[tuple[str, str], dict[str, Any]],
     *,
     cache_dir: str | Path | None = None,
+    cache_size: int = DECODED_CACHE,
 ) -> RecordingIndex:
     """The suite's index: a valid cached one, else built now and cached where it can be
     written (kept in memory when nowhere can). Raises ``SuiteError`` for a bad line."""
@@ -688,11 +729,11 @@ def open_index(
     for place in places:
         cached = _open_cached(place, fingerprint)
         if cached is not None:
-            return RecordingIndex(root, cached, path=place)
+            return RecordingIndex(root, cached, path=place, cache_size=cache_size)
     data = build_index(root, fingerprint, schemas)
     for place in places:
         if _write(place, data):
             cached = _open_cached(place, fingerprint)
             if cached is not None:
-                return RecordingIndex(root, cached, path=place)
-    return RecordingIndex(root, data)
+                return RecordingIndex(root, cached, path=place, cache_size=cache_size)
+    return RecordingIndex(root, data, cache_size=cache_size)
