@@ -33,6 +33,7 @@ import gc
 import hashlib
 import json
 import mmap
+import multiprocessing
 import os
 import struct
 import sys
@@ -69,7 +70,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency
 
 __all__ = ["FORMAT_VERSION", "IndexedRecordings", "RecordingIndex", "open_index"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3
 """Bumped whenever the layout, the hashing or the canonical key changes."""
 
 CACHE_NAME = "recordings.idx"
@@ -274,8 +275,6 @@ def _parse_all(
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if total < _PARALLEL_BYTES or (cpus or 1) < 2 or sys.platform != "linux":
         return [_parse_chunk(job, schemas) for job in _jobs(files, 1)]
-    import multiprocessing
-
     with multiprocessing.get_context("fork").Pool(2) as pool:
         return pool.map(partial(_parse_chunk, schemas=schemas), _jobs(files, 2))
 
@@ -351,17 +350,22 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
         "files": [f.relative_to(root).as_posix() for f in files],
         "apis": [[t, a, starts[i], starts[i + 1]] for i, (t, a) in enumerate(api_list)],
     }
-    arrays = [
-        his,
-        array("I", order),
-        buckets,
-        lo,
-        occ,
-        locs,
-        lens,
-        dup_lines,
-        array("Q", key_lines),
-    ]
+    # What one lookup reads sits together (a random lookup in a big suite misses the CPU
+    # caches once per place it reads): an entry is (hi, lo, loc, length << 32 | occurrence),
+    # sorted; the lines keep (loc, length << 32 | occurrence) in file order.
+    len_occ = array("I", bytes(8 * n))
+    len_occ[0::2] = occ  # little-endian: the low half of the 64-bit word
+    len_occ[1::2] = lens
+    packed = array("Q", len_occ.tobytes())
+    info = array("Q", bytes(16 * n))
+    info[0::2] = locs
+    info[1::2] = packed
+    entries = array("Q", bytes(32 * len(order)))
+    entries[0::4] = his
+    entries[1::4] = array("Q", map(lo.__getitem__, order))
+    entries[2::4] = array("Q", map(locs.__getitem__, order))
+    entries[3::4] = array("Q", map(packed.__getitem__, order))
+    arrays = [entries, buckets, info, dup_lines, array("Q", key_lines)]
     meta_bytes = json.dumps(meta).encode()
     body = bytearray(_pad(meta_bytes))
     for values in arrays:
@@ -442,13 +446,9 @@ class RecordingIndex:
             at += width * count + (-(width * count) % 8)
             return part
 
-        self._hi = take("Q", n)  # sorted
-        self._entry_line = take("I", n)  # beside each: the line that recorded it
+        self._entries = take("Q", 4 * n)  # (hi, lo, loc, length << 32 | occurrence), sorted
         self._buckets = take("I", (1 << bits) + 1)
-        self._lo = take("Q", n_lines)  # per line, in file order
-        self._occ = take("I", n_lines)
-        self._line_locs = take("Q", n_lines)
-        self._line_lens = take("I", n_lines)
+        self._info = take("Q", 2 * n_lines)  # (loc, length << 32 | occurrence) per line
         self._dups = take("Q", n_dups)
         self._key_lines = take("Q", n_keys)
         self._shift = 64 - bits
@@ -477,8 +477,8 @@ class RecordingIndex:
 
     def line(self, number: int) -> Recording:
         """The ``number``-th recording line (0-based, file then line order), validated."""
-        loc = self._line_locs[number]
-        return self._recording(loc, self._line_lens[number])
+        info = self._info
+        return self._recording(info[2 * number], info[2 * number + 1] >> 32)
 
     def _recording(self, loc: int, length: int) -> Recording:
         try:
@@ -499,14 +499,15 @@ class RecordingIndex:
         return self._find(scope, tool, api, text)
 
     def _find(self, scope: str | None, tool: str, api: str, text: bytes) -> range:
+        """The entries (consecutive) of one call, as a range of entry numbers."""
         hi, lo = _digest(scope, tool, api, text)
         bucket = hi >> self._shift
         i, end = self._buckets[bucket], self._buckets[bucket + 1]
-        his, los, lines = self._hi, self._lo, self._entry_line
-        while i < end and (his[i] != hi or los[lines[i]] != lo):
+        entries = self._entries
+        while i < end and (entries[4 * i] != hi or entries[4 * i + 1] != lo):
             i += 1
         j = i
-        while j < end and his[j] == hi and los[lines[j]] == lo:
+        while j < end and entries[4 * j] == hi and entries[4 * j + 1] == lo:
             j += 1
         return range(i, j)
 
@@ -523,10 +524,10 @@ class RecordingIndex:
         return self._response(self._choose(group, occurrence))
 
     def _choose(self, group: range, occurrence: int) -> int:
-        occ, lines = self._occ, self._entry_line
         if len(group) == 1:
             return group.start
-        by_occ = {occ[lines[i]]: i for i in group}  # 0: every occurrence without its own recording
+        entries = self._entries  # occurrence 0: every one without its own recording
+        by_occ = {entries[4 * i + 3] & 0xFFFFFFFF: i for i in group}
         hit = by_occ.get(occurrence)
         if hit is not None:
             return hit
@@ -546,10 +547,9 @@ class RecordingIndex:
                 if hit is not None:
                     cache.move_to_end(entry)
                     return hit
-        line = self._entry_line[entry]
-        loc = self._line_locs[line]
+        loc = self._entries[4 * entry + 2]
         try:
-            data = _decode(self._read(loc, self._line_lens[line]))
+            data = _decode(self._read(loc, self._entries[4 * entry + 3] >> 32))
             response = Response.model_validate(data["response"])
         except _BadLine as e:
             raise SuiteError(e.message, file=self._where(loc)) from None
