@@ -47,7 +47,7 @@ from functools import partial
 from itertools import accumulate, compress, repeat
 from operator import eq
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import ValidationError
 
@@ -68,7 +68,18 @@ except ImportError:  # pragma: no cover - orjson is a dependency
     _DUMPS_OPTIONS = 0
     _HASHING = 0  # the canonical key's text
 
-__all__ = ["FORMAT_VERSION", "IndexedRecordings", "RecordingIndex", "open_index"]
+__all__ = [
+    "FORMAT_VERSION",
+    "IndexedRecordings",
+    "LineError",
+    "RecordingIndex",
+    "decode_line",
+    "limit_message",
+    "open_index",
+    "pick_occurrence",
+]
+
+T = TypeVar("T")
 
 FORMAT_VERSION = 3
 """Bumped whenever the layout, the hashing or the canonical key changes."""
@@ -115,6 +126,22 @@ def _canonical_text(canon: dict[str, Any]) -> tuple[bytes, bool]:
     return dumps_canonical(canon).encode("utf-8", "surrogatepass"), True
 
 
+def pick_occurrence(table: Mapping[int, T], occurrence: int) -> T:
+    """What answers the ``occurrence``-th identical call among responses by occurrence (0: every
+    occurrence without its own): its own, else the one for every occurrence, else the last one
+    for a call beyond it, else the latest before it (the earliest for a call before them all)."""
+    hit = table.get(occurrence)
+    if hit is not None:
+        return hit
+    if 0 in table:
+        return table[0]
+    last = max(table)
+    if occurrence > last:
+        return table[last]
+    earlier = [n for n in table if n <= occurrence]
+    return table[max(earlier)] if earlier else table[min(table)]
+
+
 # -- building ------------------------------------------------------------------------------------
 
 
@@ -133,15 +160,16 @@ class _Chunk:
     fallbacks: int  # lines whose key is hashed as its canonical text
 
 
-class _BadLine(Exception):
-    """What is wrong with one line; the caller says where it is."""
+class LineError(Exception):
+    """What is wrong with one JSONL line; the caller says where it is."""
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.message, self.field = message, field
 
 
-def _decode(raw: bytes) -> Any:
+def decode_line(raw: bytes) -> Any:
+    """One JSONL line's value; ``LineError`` says why it cannot be read."""
     if _fast_loads is not None:
         try:
             return _fast_loads(raw)
@@ -150,16 +178,17 @@ def _decode(raw: bytes) -> Any:
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise _BadLine(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise LineError(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         return json.loads(line)
     except json.JSONDecodeError as e:
-        raise _BadLine(f"invalid JSON: {e.msg}") from e
+        raise LineError(f"invalid JSON: {e.msg}") from e
     except (ValueError, RecursionError) as e:
-        raise _BadLine(f"unreadable JSON: {_limit(e)}") from e
+        raise LineError(f"unreadable JSON: {limit_message(e)}") from e
 
 
-def _limit(e: BaseException) -> str:
+def limit_message(e: BaseException) -> str:
+    """What a parser's resource error means to a suite author."""
     if isinstance(e, RecursionError):
         return "nested too deeply"
     return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
@@ -168,23 +197,23 @@ def _limit(e: BaseException) -> str:
 def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None]:
     """The fields that make a recording's key, checked as ``Recording`` would."""
     if not isinstance(data, dict):
-        raise _BadLine("expected a mapping for Recording")
+        raise LineError("expected a mapping for Recording")
     tool, api = data.get("tool"), data.get("api")
     args = data.get("args", {})
     occ = data.get("occurrence")
     scope = data.get("scope")
     if not isinstance(tool, str) or not isinstance(api, str):
-        raise _BadLine("'tool' and 'api' must be strings", "tool")
+        raise LineError("'tool' and 'api' must be strings", "tool")
     if not isinstance(args, dict):
-        raise _BadLine("must be an object", "args")
+        raise LineError("must be an object", "args")
     if occ is not None and (
         not isinstance(occ, int) or isinstance(occ, bool) or not 1 <= occ < _MAX_OCCURRENCE
     ):
-        raise _BadLine(f"must be an integer in 1..{_MAX_OCCURRENCE - 1}", "occurrence")
+        raise LineError(f"must be an integer in 1..{_MAX_OCCURRENCE - 1}", "occurrence")
     if scope is not None and not isinstance(scope, str):
-        raise _BadLine("must be a string", "scope")
+        raise LineError("must be a string", "scope")
     if not isinstance(data.get("response"), dict):
-        raise _BadLine("must be an object", "response")
+        raise LineError("must be an object", "response")
     return tool, api, args, occ or 0, scope
 
 
@@ -217,8 +246,8 @@ def _parse_chunk(
         size = len(raw)
         if raw.strip():
             try:
-                tool, api, args, occ, scope = _key_fields(_decode(raw))
-            except _BadLine as e:
+                tool, api, args, occ, scope = _key_fields(decode_line(raw))
+            except LineError as e:
                 where = f"{path}:{_line_number(path, pos)}"
                 raise SuiteError(e.message, file=where, field=e.field) from None
             pair = (tool, api)
@@ -482,8 +511,8 @@ class RecordingIndex:
 
     def _recording(self, loc: int, length: int) -> Recording:
         try:
-            return Recording.model_validate(_decode(self._read(loc, length)))
-        except _BadLine as e:
+            return Recording.model_validate(decode_line(self._read(loc, length)))
+        except LineError as e:
             raise SuiteError(e.message, file=self._where(loc)) from None
         except ValidationError as e:
             err = e.errors()[0]
@@ -526,18 +555,8 @@ class RecordingIndex:
     def _choose(self, group: range, occurrence: int) -> int:
         if len(group) == 1:
             return group.start
-        entries = self._entries  # occurrence 0: every one without its own recording
-        by_occ = {entries[4 * i + 3] & 0xFFFFFFFF: i for i in group}
-        hit = by_occ.get(occurrence)
-        if hit is not None:
-            return hit
-        if 0 in by_occ:
-            return by_occ[0]
-        last = max(by_occ)
-        if occurrence > last:
-            return by_occ[last]
-        earlier = [n for n in by_occ if n <= occurrence]
-        return by_occ[max(earlier)] if earlier else by_occ[min(by_occ)]
+        entries = self._entries
+        return pick_occurrence({entries[4 * i + 3] & 0xFFFFFFFF: i for i in group}, occurrence)
 
     def _response(self, entry: int) -> Response:
         cache = self._decoded
@@ -549,9 +568,9 @@ class RecordingIndex:
                     return hit
         loc = self._entries[4 * entry + 2]
         try:
-            data = _decode(self._read(loc, self._entries[4 * entry + 3] >> 32))
+            data = decode_line(self._read(loc, self._entries[4 * entry + 3] >> 32))
             response = Response.model_validate(data["response"])
-        except _BadLine as e:
+        except LineError as e:
             raise SuiteError(e.message, file=self._where(loc)) from None
         except ValidationError as e:
             err = e.errors()[0]

@@ -32,7 +32,7 @@ from typing import Any
 from mock_tools.canonical import canonical_key
 from mock_tools.errors import MockToolsError
 from mock_tools.models import Recording, Response
-from mock_tools.recording_index import IndexedRecordings, RecordingIndex
+from mock_tools.recording_index import IndexedRecordings, RecordingIndex, pick_occurrence
 
 __all__ = ["MAX_COUNTED_CALLS", "OccurrenceCounter", "RecordingStore", "RecordingWriter"]
 
@@ -42,43 +42,23 @@ SchemaOf = Callable[[str, str], "dict[str, Any] | None"]
 
 
 class _Slot:
-    """The responses recorded for one canonical call."""
+    """The responses recorded for one canonical call, by occurrence (0: every occurrence)."""
 
-    __slots__ = ("any", "by_occurrence", "last")
+    __slots__ = ("table",)
 
     def __init__(self) -> None:
-        self.any: Response | None = None
-        self.by_occurrence: dict[int, Response] | None = None
-        self.last = 0
+        self.table: dict[int, Response] = {}
 
     def put(self, response: Response, occurrence: int | None) -> bool:
         """Store a response; False when that occurrence already has one (first one wins)."""
-        if occurrence is None:
-            if self.any is not None:
-                return False
-            self.any = response
-            return True
-        table = self.by_occurrence if self.by_occurrence is not None else {}
-        if occurrence in table:
+        n = occurrence or 0
+        if n in self.table:
             return False
-        table[occurrence] = response
-        self.by_occurrence = table
-        self.last = max(self.last, occurrence)
+        self.table[n] = response
         return True
 
     def get(self, occurrence: int) -> Response:
-        table = self.by_occurrence
-        if table is not None:
-            hit = table.get(occurrence)
-            if hit is not None:
-                return hit
-        if self.any is not None:
-            return self.any
-        assert table is not None  # a slot always holds at least one response
-        if occurrence > self.last:
-            return table[self.last]
-        earlier = [n for n in table if n <= occurrence]
-        return table[max(earlier)] if earlier else table[min(table)]
+        return pick_occurrence(self.table, occurrence)
 
 
 class RecordingStore:

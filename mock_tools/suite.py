@@ -8,7 +8,6 @@ UTF-8, numbers too long to read, nesting too deep, a duplicate tool name or task
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,13 @@ from pydantic import BaseModel, ValidationError
 
 from mock_tools.errors import SuiteError
 from mock_tools.models import ApiSpec, Recording, SuiteMeta, Task, ToolSpec
-from mock_tools.recording_index import IndexedRecordings, open_index
+from mock_tools.recording_index import (
+    IndexedRecordings,
+    LineError,
+    decode_line,
+    limit_message,
+    open_index,
+)
 
 
 @dataclass
@@ -151,17 +156,9 @@ def iter_recordings(folder: Path) -> Iterator[Recording]:
                 if not raw.strip():
                     continue
                 try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise SuiteError(
-                        f"not UTF-8 text ({e.reason} at byte {e.start})", file=where
-                    ) from None
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise SuiteError(f"invalid JSON: {e.msg}", file=where) from e
-                except (ValueError, RecursionError) as e:
-                    raise SuiteError(f"unreadable JSON: {_limit(e)}", file=where) from e
+                    data = decode_line(raw)
+                except LineError as e:
+                    raise SuiteError(e.message, file=where) from None
                 yield _model(Recording, data, where)
 
 
@@ -202,14 +199,7 @@ def _yaml(f: Path) -> Any:
     except yaml.YAMLError as e:
         raise SuiteError(f"invalid YAML: {e}", file=str(f)) from e
     except (RecursionError, ValueError) as e:
-        raise SuiteError(f"unreadable YAML: {_limit(e)}", file=str(f)) from e
-
-
-def _limit(e: BaseException) -> str:
-    """What a parser's resource error means to a suite author."""
-    if isinstance(e, RecursionError):
-        return "nested too deeply"
-    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
+        raise SuiteError(f"unreadable YAML: {limit_message(e)}", file=str(f)) from e
 
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
