@@ -39,7 +39,9 @@ import struct
 import sys
 import tempfile
 import threading
+import weakref
 from array import array
+from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,13 +83,14 @@ __all__ = [
 
 T = TypeVar("T")
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Bumped whenever the layout, the hashing or the canonical key changes."""
 
 CACHE_NAME = "recordings.idx"
 _MAGIC = b"MTRIDX\0\0"
 _HEADER = struct.Struct("<8sII80sQQQQQIII16s")
 _HALVES = struct.Struct(">QQ")
+_RECORD = struct.Struct(">QQQ")  # after the digest: occurrence, loc, length << 32 | occurrence
 _OFFSET_BITS = 40  # a line's offset within its file; the file's number sits above it
 _MAX_OCCURRENCE = 2**31
 _PARALLEL_BYTES = 32 << 20  # suites bigger than this are parsed by two processes
@@ -147,16 +150,14 @@ def pick_occurrence(table: Mapping[int, T], occurrence: int) -> T:
 
 @dataclass
 class _Chunk:
-    """What parsing one run of lines produces, one item per line in file order."""
+    """What parsing one run of lines produces."""
 
-    hi: array  # 'Q': the call digest's first half
-    lo: array  # 'Q': its second half
-    occ: array  # 'I': the occurrence, 0 for every occurrence
-    locs: array  # 'Q': file << 40 | offset
-    lens: array  # 'I'
-    apis: array  # 'I': the number of the line's API in ``api_names``
+    records: list[bytes]  # per line, ``_RECORD`` after its digest; sorted
+    locs: array  # 'Q', per line in file order: file << 40 | offset
+    packed: array  # 'Q', per line in file order: length << 32 | occurrence
+    apis: array  # 'I', per line in file order: the number of its API in ``api_names``
     api_names: list[tuple[str, str]]
-    unscoped: bytearray  # 1 for a recording without a scope
+    unscoped: bytearray  # per line in file order: 1 for a recording without a scope
     fallbacks: int  # lines whose key is hashed as its canonical text
 
 
@@ -225,22 +226,15 @@ def _parse_chunk(
     with open(path, "rb") as fh:
         fh.seek(start)
         data = fh.read(end - start)
-    out = _Chunk(
-        array("Q"), array("Q"), array("I"), array("Q"), array("I"), array("I"), [], bytearray(), 0
-    )
+    out = _Chunk([], array("Q"), array("Q"), array("I"), [], bytearray(), 0)
     api_no: dict[tuple[str, str], int] = {}
     heads: dict[tuple[str, str], bytes] = {}
     plans: dict[tuple[str, str], Callable[[dict[str, Any]], dict[str, Any]]] = {}
     base = file_no << _OFFSET_BITS
     b2 = hashlib.blake2b
-    unpack = _HALVES.unpack
-    add_hi, add_lo, add_occ = out.hi.append, out.lo.append, out.occ.append
-    add_loc, add_len, add_api, add_unscoped = (
-        out.locs.append,
-        out.lens.append,
-        out.apis.append,
-        out.unscoped.append,
-    )
+    pack = _RECORD.pack
+    add_record, add_loc, add_packed = out.records.append, out.locs.append, out.packed.append
+    add_api, add_unscoped = out.apis.append, out.unscoped.append
     pos = start
     for raw in data.split(b"\n"):
         size = len(raw)
@@ -259,15 +253,15 @@ def _parse_chunk(
             text, fallback = _canonical_text(plans[pair](args))
             out.fallbacks += fallback
             prefix = b"\0" if scope is None else b"\1" + scope.encode("utf-8", "surrogatepass")
-            hi, lo = unpack(b2(prefix + heads[pair] + text, digest_size=16).digest())
-            add_hi(hi)
-            add_lo(lo)
-            add_occ(occ)
+            digest = b2(prefix + heads[pair] + text, digest_size=16).digest()
+            packed = size << 32 | occ
+            add_record(digest + pack(occ, base | pos, packed))
             add_loc(base | pos)
-            add_len(size)
+            add_packed(packed)
             add_api(n)
             add_unscoped(scope is None)
         pos += size + 1
+    out.records.sort()  # by digest, occurrence, then place in the files
     out.api_names = list(api_no)
     return out
 
@@ -324,19 +318,19 @@ def build_index(
 
 
 def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chunk]) -> bytes:
-    """Sort the calls by digest, find repeated ones, and lay the arrays out. Every pass over all
-    lines is a C-level loop (``map``, ``compress``, ``sorted``); Python code only runs for lines
-    that share the first half of their digest (one call's occurrences, repeats)."""
-    hi, lo, occ, locs, lens, api_of_line = (array(c) for c in "QQIQII")
+    """Merge the chunks' sorted records, find repeated calls, and lay the arrays out. Every pass
+    over all lines is a C-level one (sorting bytes, strided array copies, ``map``, ``compress``);
+    Python code only runs for lines that share the first half of their digest (one call's
+    occurrences, repeats)."""
+    records: list[bytes] = []
+    locs, packed, api_of_line = array("Q"), array("Q"), array("I")
     unscoped = bytearray()
     api_table: dict[tuple[str, str], int] = {}
     fallbacks = 0
     for c in chunks:
-        hi += c.hi
-        lo += c.lo
-        occ += c.occ
+        records += c.records
         locs += c.locs
-        lens += c.lens
+        packed += c.packed
         unscoped += c.unscoped
         remap = [api_table.setdefault(pair, len(api_table)) for pair in c.api_names]
         if remap == list(range(len(remap))):
@@ -344,26 +338,33 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
         else:
             api_of_line += array("I", map(remap.__getitem__, c.apis))
         fallbacks += c.fallbacks
-    n = len(hi)
-    order = sorted(range(n), key=hi.__getitem__)  # stable: file order among equals
-    his = array("Q", map(hi.__getitem__, order))
+    if len(chunks) > 1:
+        records.sort()  # sorted runs, one per chunk: a merge
+    n = len(records)
+    # a record is five big-endian words: hi, lo, occurrence, loc, length << 32 | occurrence
+    words = array("Q", b"".join(records))
+    del records
+    if sys.byteorder == "little":
+        words.byteswap()
+    his = words[0::5]
     same_hi = list(compress(range(1, n), map(eq, his[1:], his[:-1])))
-    for run in _runs(same_hi):  # one call's occurrences (or a 64-bit tie): order them fully
-        part = sorted(order[run.start : run.stop], key=lambda ln: (lo[ln], occ[ln], ln))
-        order[run.start : run.stop] = part
-    repeats = [i for i in same_hi if lo[order[i]] == lo[order[i - 1]]]  # later lines of a call
-    dups = [i for i in repeats if occ[order[i]] == occ[order[i - 1]]]
+    repeats = [i for i in same_hi if words[5 * i + 1] == words[5 * i - 4]]  # later lines of a call
+    dups = [i for i in repeats if words[5 * i + 2] == words[5 * i - 3]]
+    line_of = partial(bisect_left, locs)  # lines are in file order: their locs are sorted
     first_of_call = bytearray(unscoped)  # per line: it first recorded an unscoped call
     for i in repeats:
-        first_of_call[order[i]] = 0
-    dup_lines = array("Q", sorted(order[i] for i in dups))
+        first_of_call[line_of(words[5 * i + 3])] = 0
+    dup_lines = array("Q", sorted(line_of(words[5 * i + 3]) for i in dups))
     if dups:
         keep = bytearray(b"\1") * n
         for i in dups:
             keep[i] = 0
-        his = array("Q", compress(his, keep))
-        order = list(compress(order, keep))
-    bits = max(1, (len(order) - 1).bit_length())
+        kept = array("Q", bytes(40 * (n - len(dups))))
+        for w in range(5):
+            kept[w::5] = array("Q", compress(words[w::5], keep))
+        words, his = kept, kept[0::5]
+    count = len(his)
+    bits = max(1, (count - 1).bit_length())
     counts = Counter(map((64 - bits).__rrshift__, his))
     buckets = array("I", [0])
     buckets += array("I", accumulate(map(counts.get, range(1 << bits), repeat(0))))
@@ -377,23 +378,18 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
     starts = [0, *accumulate(per_api.get(i, 0) for i in range(len(api_list)))]
     meta = {
         "files": [f.relative_to(root).as_posix() for f in files],
+        "sizes": [f.stat().st_size for f in files],
         "apis": [[t, a, starts[i], starts[i + 1]] for i, (t, a) in enumerate(api_list)],
     }
     # What one lookup reads sits together (a random lookup in a big suite misses the CPU
     # caches once per place it reads): an entry is (hi, lo, loc, length << 32 | occurrence),
     # sorted; the lines keep (loc, length << 32 | occurrence) in file order.
-    len_occ = array("I", bytes(8 * n))
-    len_occ[0::2] = occ  # little-endian: the low half of the 64-bit word
-    len_occ[1::2] = lens
-    packed = array("Q", len_occ.tobytes())
+    entries = array("Q", bytes(32 * count))
+    for to, source in enumerate((0, 1, 3, 4)):
+        entries[to::4] = words[source::5]
     info = array("Q", bytes(16 * n))
     info[0::2] = locs
     info[1::2] = packed
-    entries = array("Q", bytes(32 * len(order)))
-    entries[0::4] = his
-    entries[1::4] = array("Q", map(lo.__getitem__, order))
-    entries[2::4] = array("Q", map(locs.__getitem__, order))
-    entries[3::4] = array("Q", map(packed.__getitem__, order))
     arrays = [entries, buckets, info, dup_lines, array("Q", key_lines)]
     meta_bytes = json.dumps(meta).encode()
     body = bytearray(_pad(meta_bytes))
@@ -405,7 +401,7 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
         FORMAT_VERSION,
         _HEADER.size,
         fingerprint.encode(),
-        len(order),
+        count,
         n,
         len(dups),
         len(key_lines),
@@ -416,18 +412,6 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
         checksum,
     )
     return header + bytes(body)
-
-
-def _runs(positions: list[int]) -> Iterator[range]:
-    """Maximal runs of sorted positions whose entries equal the one before: each as the range
-    of the whole run (the entry before included)."""
-    i = 0
-    while i < len(positions):
-        j = i
-        while j + 1 < len(positions) and positions[j + 1] == positions[j] + 1:
-            j += 1
-        yield range(positions[i] - 1, positions[j] + 1)
-        i = j + 1
 
 
 def _pad(b: bytes) -> bytes:
@@ -483,6 +467,7 @@ class RecordingIndex:
         self._shift = 64 - bits
         self._fallbacks = bool(fallbacks)
         self.files = [root / f for f in meta["files"]]
+        self._sizes: list[int] = meta["sizes"]
         self._apis = {(t, a): (s, e) for t, a, s, e in meta["apis"]}
         self._fds: list[int] = []
         self._lock = threading.Lock()
@@ -494,8 +479,28 @@ class RecordingIndex:
         if not self._fds:
             with self._lock:
                 if not self._fds:
-                    self._fds = [os.open(f, os.O_RDONLY) for f in self.files]
+                    self._fds = self._open_files()
+                    weakref.finalize(self, _close_all, self._fds)
         return self._fds[file_no]
+
+    def _open_files(self) -> list[int]:
+        fds: list[int] = []
+        try:
+            for f, size in zip(self.files, self._sizes, strict=True):
+                fds.append(os.open(f, os.O_RDONLY))
+                if os.fstat(fds[-1]).st_size < size:  # lines appended later do no harm
+                    raise SuiteError(
+                        "cut short since it was indexed; load the suite again", file=str(f)
+                    )
+        except OSError as e:
+            _close_all(fds)
+            raise SuiteError(
+                f"cannot read: {e.strerror}; load the suite again", file=e.filename
+            ) from e
+        except SuiteError:
+            _close_all(fds)
+            raise
+        return fds
 
     def _read(self, loc: int, length: int) -> bytes:
         return os.pread(self._fd(loc >> _OFFSET_BITS), length, loc & ((1 << _OFFSET_BITS) - 1))
@@ -602,9 +607,13 @@ class RecordingIndex:
 
     def close(self) -> None:
         with self._lock:
-            for fd in self._fds:
-                os.close(fd)
-            self._fds = []
+            _close_all(self._fds)
+
+
+def _close_all(fds: list[int]) -> None:
+    while fds:
+        with contextlib.suppress(OSError):
+            os.close(fds.pop())
 
 
 class _ApiKeys(Sequence[str]):
