@@ -17,7 +17,7 @@ The file is a header and fixed-width arrays, read through ``mmap`` (nothing is d
   and per API the lines that first recorded each of its keys (``RecordingStore.keys``).
 
 A hit reads its line with ``pread`` and decodes the response; the JSONL bytes are never mapped,
-so what stays resident is the index (about 50 bytes per recording) and the page cache.
+so what stays resident is the index (about 60 bytes per recording) and the page cache.
 
 The build parses each line with ``orjson`` (``json`` when it is missing), checks the fields that
 make the key, canonicalises the arguments and hashes them; large suites are split over two
@@ -528,9 +528,10 @@ class RecordingIndex:
 
     def _group(self, scope: str | None, tool: str, api: str, key: str) -> range:
         text = _key_text(key)
-        if text is None or (self._fallbacks and not self._find(scope, tool, api, text)):
-            text = key.encode("utf-8", "surrogatepass")
-        return self._find(scope, tool, api, text)
+        found = range(0) if text is None else self._find(scope, tool, api, text)
+        if not found and (text is None or self._fallbacks):  # hashed as the key's own text
+            found = self._find(scope, tool, api, key.encode("utf-8", "surrogatepass"))
+        return found
 
     def _find(self, scope: str | None, tool: str, api: str, text: bytes) -> range:
         """The entries (consecutive) of one call, as a range of entry numbers."""

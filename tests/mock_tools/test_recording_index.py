@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mock_tools import RecordingStore, SuiteError, load_suite
+from mock_tools import RecordingStore, SuiteError, load_suite, validate_suite
 from mock_tools.canonical import canonical_args, canonicaliser
 from mock_tools.recording_index import CACHE_NAME, IndexedRecordings
 from mock_tools.suite import Suite, iter_recordings
@@ -246,3 +246,18 @@ def test_written_suites_are_reindexed_after_more_lines(tmp_path: Path) -> None:
     with (path / "recordings" / "main.jsonl").open("a") as fh:
         fh.write(json.dumps(RECORDINGS[1]) + "\n")
     assert len(load_suite(path).recordings) == 2
+
+
+def test_a_jsonl_cut_short_after_indexing_is_an_error_not_garbage(suite_dir: Path) -> None:
+    suite = load_suite(suite_dir)
+    jsonl = suite_dir / "recordings" / "main.jsonl"
+    jsonl.write_bytes(jsonl.read_bytes()[:40])
+    store = RecordingStore.from_suite(suite)
+    with pytest.raises(SuiteError, match="cut short since it was indexed"):
+        store.lookup("Weather Now", "current", {"city": "Oslo"})
+
+
+def test_validate_reports_a_line_that_breaks_the_model(make_suite) -> None:
+    bad = _rec({"order_id": "Z"}, "z", response={"ok": "maybe"})
+    report = validate_suite(make_suite("invalid", recordings=[*RECORDINGS, bad]))
+    assert not report.ok and "main.jsonl:9" in report.errors[0]
