@@ -717,6 +717,19 @@ def _open_cached(path: Path, fingerprint: str) -> mmap.mmap | None:
     return None
 
 
+def _private_dir(folder: Path, *, create: bool) -> bool:
+    """Whether ``folder`` is a folder only this user can write (made so first if ``create``)."""
+    if not hasattr(os, "getuid"):
+        return True
+    try:
+        if create:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022 and folder.is_dir()
+
+
 def _write(path: Path, data: bytes) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -754,13 +767,14 @@ def open_index(
     """The suite's index: a valid cached one, else built now and cached where it can be
     written (kept in memory when nowhere can). Raises ``SuiteError`` for a bad line."""
     root = Path(root)
-    places = cache_locations(root, fingerprint, cache_dir)
-    for place in places:
+    *places, shared = cache_locations(root, fingerprint, cache_dir)
+    # The temp dir is shared: only a folder of our own there is trusted (made when written to).
+    for place in [*places, *([shared] if _private_dir(shared.parent, create=False) else [])]:
         cached = _open_cached(place, fingerprint)
         if cached is not None:
             return RecordingIndex(root, cached, path=place, cache_size=cache_size)
     data = build_index(root, fingerprint, schemas)
-    for place in places:
+    for place in [*places, *([shared] if _private_dir(shared.parent, create=True) else [])]:
         if _write(place, data):
             cached = _open_cached(place, fingerprint)
             if cached is not None:

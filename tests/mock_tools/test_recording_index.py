@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import pickle
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,26 @@ def test_validate_reports_a_line_that_breaks_the_model(make_suite) -> None:
     bad = _rec({"order_id": "Z"}, "z", response={"ok": "maybe"})
     report = validate_suite(make_suite("invalid", recordings=[*RECORDINGS, bad]))
     assert not report.ok and "main.jsonl:9" in report.errors[0]
+
+
+def test_the_temp_dir_is_the_last_place_and_only_a_private_folder_there(
+    suite_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (suite_dir / ".cache").write_text("not a folder")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder either")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    suite = load_suite(suite_dir, cache_dir=blocked)
+    assert isinstance(suite.recordings, IndexedRecordings)
+    path = suite.recordings.recording_index.path
+    assert path is not None and path.parent.parent == tmp_path / "tmp"
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    # a folder there that others may write is never trusted: the index stays in memory
+    shutil.rmtree(path.parent)
+    path.parent.mkdir(mode=0o777)
+    path.parent.chmod(0o777)
+    again = load_suite(suite_dir, cache_dir=blocked)
+    assert isinstance(again.recordings, IndexedRecordings)
+    assert again.recordings.recording_index.path is None
+    assert not any(path.parent.iterdir())
+    _same_answers(again)
