@@ -1,8 +1,10 @@
 """The recording store: recorded responses indexed by canonical key, plus occurrence counters.
 
-``RecordingStore`` is built once from a suite's recordings. A lookup is one dict access on
-``(tool, api, canonical_key)`` followed by a small per-key choice of occurrence, so its cost does
-not depend on how many recordings are loaded.
+``RecordingStore`` answers from a suite folder's recording index (``recording_index``: the JSONL
+lines are not decoded until one is served) and from dicts of decoded recordings (recordings given
+as objects, responses added at run time). A lookup is a hash probe on ``(tool, api,
+canonical_key)`` followed by a small per-key choice of occurrence, so its cost does not depend on
+how many recordings there are.
 
 Occurrences: a recording with ``occurrence=n`` answers the nth identical call; one without an
 occurrence answers every call that has no recording of its own; a call beyond the last recorded
@@ -10,12 +12,13 @@ occurrence gets the last one. Scoped recordings (``Recording.scope``) answer onl
 their scope, before the unscoped ones (an imported episode's own responses where episodes saw
 different ones); a scope with no recording of a call falls back to the unscoped recordings.
 Counting identical calls is the job of ``OccurrenceCounter``, which keeps separate counts per
-occurrence scope (a session or scenario), so every episode starts at occurrence 1.
+occurrence scope (a session or scenario), so every episode starts at occurrence 1; it keeps at most
+``MAX_COUNTED_CALLS`` counts, forgetting the least recently used.
 
 ``RecordingWriter`` appends recordings made at runtime (simulated or upstream responses) to a JSONL
 file: each line is written with one ``write`` on an ``O_APPEND`` descriptor, then fsynced, under a
 lock; a short write is rolled back, and a torn tail left by an earlier crash is cut on open.
-Imports ``mock_tools.canonical``, ``models`` and ``errors`` only.
+Imports ``mock_tools.canonical``, ``models``, ``recording_index`` and ``errors`` only.
 """
 
 from __future__ import annotations
