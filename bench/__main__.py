@@ -20,18 +20,20 @@ from bench import (
     ray_bench,
     startup_bench,
     stb_bench,
+    store_bench,
     view_bench,
 )
 from bench.report import BenchResult, format_table
 
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "mock_tools": mock_tools_bench.run,
+    "store": store_bench.run,
     "http": http_bench.run,
     "stb": stb_bench.run,
+    "startup": startup_bench.run,
     "harness": harness_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,
-    "startup": startup_bench.run,
 }
 
 

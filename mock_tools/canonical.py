@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 _TRUE = {"true", "1", "yes", "y", "on"}
@@ -149,3 +150,38 @@ def _normalise_number(value: Any) -> Any:
 def _number_text(value: int | float) -> str:
     value = _normalise_number(value)
     return str(value)
+
+
+def canonicaliser(schema: dict[str, Any] | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """``canonical_args`` under one schema, made once and applied to many arguments objects.
+
+    Arguments whose values are all strings, integers, booleans or nulls that the schema does not
+    ask to convert (a string for a ``string`` property, an integer for an ``integer`` or
+    ``number`` one, any of them for a property without a type) take a short path with the same
+    result; anything else goes through ``canonical_args``.
+    """
+    schema = schema or {"type": "object"}
+    props = schema.get("properties") or {}
+    subs = {k: sub if isinstance(sub, dict) else {} for k, sub in props.items()}
+    defaults = {
+        k: _canon(sub["default"], sub) for k, sub in subs.items() if sub.get("default") is not None
+    }
+    first: dict[str, str | None] = {k: next(iter(_types(sub)), None) for k, sub in subs.items()}
+    as_given: dict[type, frozenset[str | None]] = {
+        str: frozenset({None, "string"}),
+        int: frozenset({None, "integer", "number"}),
+        bool: frozenset({None, "boolean"}),
+    }
+
+    def canon(args: dict[str, Any]) -> dict[str, Any]:
+        out = dict(defaults)
+        for k, v in args.items():
+            if v is None:
+                continue
+            kinds = as_given.get(type(v))
+            if kinds is None or first.get(k) not in kinds or type(k) is not str:
+                return canonical_args(args, schema)
+            out[k] = v.strip() if type(v) is str else v
+        return out
+
+    return canon

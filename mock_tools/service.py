@@ -36,7 +36,7 @@ from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NAME_MAX, NameResolver
 from mock_tools.overlay import OverlayStore
-from mock_tools.store import OccurrenceCounter, RecordingStore, RecordingWriter
+from mock_tools.store import MAX_COUNTED_CALLS, OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
 
 __all__ = [
@@ -157,6 +157,7 @@ class MockToolService:
         faults: FaultPlan | None = None,
         writer: RecordingWriter | None = None,
         overlay: OverlayStore | None = None,
+        occurrence_limit: int = MAX_COUNTED_CALLS,
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
@@ -166,8 +167,8 @@ class MockToolService:
         self.writer = writer
         self.overlay = overlay
         self._pending: dict[tuple[str, str, str, int], asyncio.Future[Outcome]] = {}
-        self.attempts = OccurrenceCounter()
-        self.deliveries = OccurrenceCounter()
+        self.attempts = OccurrenceCounter(occurrence_limit)  # both capped: misses are endless
+        self.deliveries = OccurrenceCounter(occurrence_limit)
         self.stats = Stats()
         self._validators: dict[tuple[str, str], Any] = {}
         self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid

@@ -1,8 +1,10 @@
 """The recording store: recorded responses indexed by canonical key, plus occurrence counters.
 
-``RecordingStore`` is built once from a suite's recordings. A lookup is one dict access on
-``(tool, api, canonical_key)`` followed by a small per-key choice of occurrence, so its cost does
-not depend on how many recordings are loaded.
+``RecordingStore`` answers from a suite folder's recording index (``recording_index``: the JSONL
+lines are not decoded until one is served) and from dicts of decoded recordings (recordings given
+as objects, responses added at run time). A lookup is a hash probe on ``(tool, api,
+canonical_key)`` followed by a small per-key choice of occurrence, so its cost does not depend on
+how many recordings there are.
 
 Occurrences: a recording with ``occurrence=n`` answers the nth identical call; one without an
 occurrence answers every call that has no recording of its own; a call beyond the last recorded
@@ -10,12 +12,13 @@ occurrence gets the last one. Scoped recordings (``Recording.scope``) answer onl
 their scope, before the unscoped ones (an imported episode's own responses where episodes saw
 different ones); a scope with no recording of a call falls back to the unscoped recordings.
 Counting identical calls is the job of ``OccurrenceCounter``, which keeps separate counts per
-occurrence scope (a session or scenario), so every episode starts at occurrence 1.
+occurrence scope (a session or scenario), so every episode starts at occurrence 1; it keeps at most
+``MAX_COUNTED_CALLS`` counts, forgetting the least recently used.
 
 ``RecordingWriter`` appends recordings made at runtime (simulated or upstream responses) to a JSONL
 file: each line is written with one ``write`` on an ``O_APPEND`` descriptor, then fsynced, under a
 lock; a short write is rolled back, and a torn tail left by an earlier crash is cut on open.
-Imports ``mock_tools.canonical``, ``models`` and ``errors`` only.
+Imports ``mock_tools.canonical``, ``models``, ``recording_index`` and ``errors`` only.
 """
 
 from __future__ import annotations
@@ -24,15 +27,17 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mock_tools.canonical import canonical_key
 from mock_tools.errors import MockToolsError
 from mock_tools.models import Recording, Response
+from mock_tools.recording_index import IndexedRecordings, RecordingIndex, chosen_occurrence
 
-__all__ = ["OccurrenceCounter", "RecordingStore", "RecordingWriter"]
+__all__ = ["MAX_COUNTED_CALLS", "OccurrenceCounter", "RecordingStore", "RecordingWriter"]
 
 log = logging.getLogger(__name__)
 
@@ -40,28 +45,19 @@ SchemaOf = Callable[[str, str], "dict[str, Any] | None"]
 
 
 class _Slot:
-    """The responses recorded for one canonical call."""
+    """The responses recorded for one canonical call, by occurrence (0: every occurrence)."""
 
-    __slots__ = ("any", "by_occurrence", "last")
+    __slots__ = ("table",)
 
     def __init__(self) -> None:
-        self.any: Response | None = None
-        self.by_occurrence: dict[int, Response] | None = None
-        self.last = 0
+        self.table: dict[int, Response] = {}
 
     def put(self, response: Response, occurrence: int | None) -> bool:
         """Store a response; False when that occurrence already has one (first one wins)."""
-        if occurrence is None:
-            if self.any is not None:
-                return False
-            self.any = response
-            return True
-        table = self.by_occurrence if self.by_occurrence is not None else {}
-        if occurrence in table:
+        n = occurrence or 0
+        if n in self.table:
             return False
-        table[occurrence] = response
-        self.by_occurrence = table
-        self.last = max(self.last, occurrence)
+        self.table[n] = response
         return True
 
     def get(self, occurrence: int) -> Response:
@@ -70,26 +66,17 @@ class _Slot:
     def pick(self, occurrence: int) -> tuple[Response, int]:
         """The response for the nth identical call and the occurrence it was recorded for
         (0: the recording without an occurrence)."""
-        table = self.by_occurrence
-        if table is not None:
-            hit = table.get(occurrence)
-            if hit is not None:
-                return hit, occurrence
-        if self.any is not None:
-            return self.any, 0
-        assert table is not None  # a slot always holds at least one response
-        if occurrence > self.last:
-            return table[self.last], self.last
-        earlier = [n for n in table if n <= occurrence]
-        n = max(earlier) if earlier else min(table)
-        return table[n], n
+        n = chosen_occurrence(self.table.keys(), occurrence)
+        return self.table[n], n
 
 
 class RecordingStore:
-    """In-memory index ``(tool, api, canonical_key) -> responses by occurrence``.
+    """Index ``(tool, api, canonical_key) -> responses by occurrence``.
 
     ``schemas`` maps ``(tool, api)`` to the API's JSON Schema, used to canonicalise arguments;
-    recordings of an API missing from it are keyed without a schema.
+    recordings of an API missing from it are keyed without a schema. With ``index`` (a suite
+    folder's ``RecordingIndex``) the suite's recordings are looked up there, undecoded; what is
+    added afterwards (responses made at run time) is kept in memory beside it.
     """
 
     def __init__(
@@ -97,24 +84,40 @@ class RecordingStore:
         recordings: Iterable[Recording] = (),
         *,
         schemas: Mapping[tuple[str, str], dict[str, Any]] | None = None,
+        index: RecordingIndex | None = None,
     ) -> None:
         self._schemas = dict(schemas or {})
+        self._index = index
         self._slots: dict[tuple[str, str, str], _Slot] = {}
         self._scoped: dict[tuple[str, str, str, str], _Slot] = {}
         self._keys: dict[tuple[str, str], list[str]] = {}
-        self.duplicates: list[tuple[str, str, str, int | None]] = []
+        self._duplicates: list[tuple[str, str, str, int | None]] = []
         self._count = 0
         for rec in recordings:
             self.add(rec)
 
     @classmethod
     def from_suite(cls, suite: Any) -> RecordingStore:
-        """Build from a loaded ``Suite`` (its recordings, keyed with its API schemas)."""
+        """Build from a loaded ``Suite`` (its recordings, keyed with its API schemas); a suite
+        folder's recordings are served from its index without being decoded."""
         schemas = {pair: spec.parameters for pair, spec in suite.apis.items()}
+        if isinstance(suite.recordings, IndexedRecordings):
+            return cls(schemas=schemas, index=suite.recordings.recording_index)
         return cls(suite.recordings, schemas=schemas)
 
     def __len__(self) -> int:
-        return self._count
+        return self._count + (self._index.entries if self._index is not None else 0)
+
+    @property
+    def duplicates(self) -> list[tuple[str, str, str, int | None]]:
+        """Calls (with their occurrence) recorded more than once; the first one is served."""
+        found: list[tuple[str, str, str, int | None]] = []
+        if self._index is not None:
+            for rec in self._index.duplicates():
+                found.append(
+                    (rec.tool, rec.api, self.key(rec.tool, rec.api, rec.args), rec.occurrence)
+                )
+        return found + self._duplicates
 
     def schema(self, tool: str, api: str) -> dict[str, Any] | None:
         return self._schemas.get((tool, api))
@@ -147,6 +150,9 @@ class RecordingStore:
         scope: str | None = None,
     ) -> bool:
         """Index a response under an already canonical key; False for a duplicate."""
+        if self._index is not None and self._index.has(scope, tool, api, key):
+            self._duplicates.append((tool, api, key, occurrence))
+            return False
         if scope is not None:
             slot = self._scoped.setdefault((scope, tool, api, key), _Slot())
         else:
@@ -156,7 +162,7 @@ class RecordingStore:
                 self._keys.setdefault((tool, api), []).append(key)
             slot = found
         if not slot.put(response, occurrence):
-            self.duplicates.append((tool, api, key, occurrence))
+            self._duplicates.append((tool, api, key, occurrence))
             return False
         self._count += 1
         return True
@@ -173,15 +179,25 @@ class RecordingStore:
     ) -> Response | None:
         """The response for the ``occurrence``-th identical call (in ``scope``, if given), or
         None on a miss."""
-        slot = self._slot(tool, api, key, scope)
-        return None if slot is None else slot.get(occurrence)
+        found = self.locate(tool, api, key, occurrence, scope=scope)
+        return None if found is None else found[0]
 
     def locate(
         self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
     ) -> tuple[Response, tuple[str | None, str, str, str, int]] | None:
         """Like ``get``, with where the response is recorded: ``(scope or None, tool, api, key,
         recorded occurrence or 0)``. That place always holds the same response (the first one
-        stored wins), so a transport may keep what it encoded from it under that name."""
+        stored wins, and a call the index holds is never added beside it), so a transport may
+        keep what it encoded from it under that name."""
+        index = self._index
+        if index is not None:
+            if scope is not None:
+                found = index.locate(scope, tool, api, key, occurrence)
+                if found is not None:
+                    return found[0], (scope, tool, api, key, found[1])
+            found = index.locate(None, tool, api, key, occurrence)
+            if found is not None:
+                return found[0], (None, tool, api, key, found[1])
         if scope is not None and self._scoped:
             slot = self._scoped.get((scope, tool, api, key))
             if slot is not None:
@@ -195,6 +211,12 @@ class RecordingStore:
 
     def has(self, tool: str, api: str, key: str, *, scope: str | None = None) -> bool:
         """Whether the call has a recording (in ``scope`` or unscoped)."""
+        index = self._index
+        if index is not None and (
+            (scope is not None and index.has(scope, tool, api, key))
+            or index.has(None, tool, api, key)
+        ):
+            return True
         return self._slot(tool, api, key, scope) is not None
 
     def lookup(
@@ -203,37 +225,78 @@ class RecordingStore:
         """Canonicalise ``args`` and look the call up."""
         return self.get(tool, api, self.key(tool, api, args), occurrence)
 
-    def keys(self, tool: str, api: str) -> list[str]:
-        """Recorded canonical keys of one API, in insertion order."""
-        return self._keys.get((tool, api), [])
+    def keys(self, tool: str, api: str) -> Sequence[str]:
+        """Recorded canonical keys of one API, in insertion order (decoded when read)."""
+        added = self._keys.get((tool, api), [])
+        if self._index is None:
+            return added
+        recorded = self._index.keys(tool, api, self._schemas.get((tool, api)))
+        return [*recorded, *added] if added else recorded
+
+
+MAX_COUNTED_CALLS = 100_000
+"""How many ``(scope, call)`` counts an ``OccurrenceCounter`` keeps by default."""
 
 
 class OccurrenceCounter:
-    """Counts identical calls per scope; ``next`` returns 1 for the first call in a scope."""
+    """Counts identical calls per scope; ``next`` returns 1 for the first call in a scope.
 
-    def __init__(self) -> None:
-        self._scopes: dict[str, dict[tuple[str, str, str], int]] = {}
+    At most ``limit`` counts are kept (scope and call together): beyond that the least recently
+    used one is forgotten, so endless distinct calls (misses made up by a client) cannot grow
+    memory without bound. A forgotten call counts from 1 again.
+    """
+
+    def __init__(self, limit: int = MAX_COUNTED_CALLS) -> None:
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        self.limit = limit
+        self._counts: OrderedDict[tuple[str, str, str, str], int] = OrderedDict()
+        self._per_scope: Counter[str] = Counter()
 
     def next(self, scope: str, tool: str, api: str, key: str) -> int:
-        counts = self._scopes.setdefault(scope, {})
-        n = counts.get((tool, api, key), 0) + 1
-        counts[(tool, api, key)] = n
+        counts = self._counts
+        call = (scope, tool, api, key)
+        n = counts.get(call, 0) + 1
+        counts[call] = n
+        if n == 1:
+            self._per_scope[scope] += 1
+            if len(counts) > self.limit:
+                self._forget(counts.popitem(last=False)[0][0])
+        else:
+            counts.move_to_end(call)
         return n
+
+    def _forget(self, scope: str) -> None:
+        left = self._per_scope[scope] - 1
+        if left:
+            self._per_scope[scope] = left
+        else:
+            del self._per_scope[scope]
 
     def peek(self, scope: str, tool: str, api: str, key: str) -> int:
         """How many identical calls the scope has made so far."""
-        return self._scopes.get(scope, {}).get((tool, api, key), 0)
+        return self._counts.get((scope, tool, api, key), 0)
 
     def reset(self, scope: str | None = None) -> int:
         """Forget one scope's counts (or all of them); returns how many scopes were dropped."""
         if scope is None:
-            n = len(self._scopes)
-            self._scopes.clear()
+            n = len(self._per_scope)
+            self._counts.clear()
+            self._per_scope.clear()
             return n
-        return 1 if self._scopes.pop(scope, None) is not None else 0
+        if scope not in self._per_scope:
+            return 0
+        for call in [c for c in self._counts if c[0] == scope]:
+            del self._counts[call]
+        del self._per_scope[scope]
+        return 1
+
+    def __len__(self) -> int:
+        """How many counts are kept."""
+        return len(self._counts)
 
     def scopes(self) -> list[str]:
-        return sorted(self._scopes)
+        return sorted(self._per_scope)
 
 
 class RecordingWriter:

@@ -2,14 +2,13 @@
 
 Bad files are ``SuiteError``s naming the file (and line): invalid YAML or JSON, text that is not
 UTF-8, numbers too long to read, nesting too deep, a duplicate tool name or task id. Imports
-``mock_tools.models`` and ``mock_tools.errors`` only.
+``mock_tools.models``, ``recording_index`` and ``errors`` only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,13 @@ from pydantic import BaseModel, ValidationError
 
 from mock_tools.errors import SuiteError
 from mock_tools.models import ApiSpec, Recording, SuiteMeta, Task, ToolSpec
+from mock_tools.recording_index import (
+    IndexedRecordings,
+    LineError,
+    decode_line,
+    limit_message,
+    open_index,
+)
 from mock_tools.yaml_text import load_yaml
 
 
@@ -29,7 +35,8 @@ class Suite:
     meta: SuiteMeta
     tools: dict[str, ToolSpec]
     tasks: list[Task]
-    recordings: list[Recording]
+    recordings: Sequence[Recording]
+    """A list, or for a loaded suite folder an ``IndexedRecordings`` decoding lines on demand."""
     path: Path | None = None
     fingerprint: str = ""
     apis: dict[tuple[str, str], ApiSpec] = field(default_factory=dict)
@@ -52,9 +59,13 @@ class Suite:
         return self.apis.get((tool, api))
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suite:
     """Load and validate a suite folder, or a task file (``load_task_file``). Raises
-    ``SuiteError`` naming the file and field."""
+    ``SuiteError`` naming the file and field.
+
+    Recordings are not decoded: ``recordings`` reads them through the suite's compact index
+    (``mock_tools.recording_index``), built on first load and cached by fingerprint (beside the
+    suite, else in ``cache_dir``). Each recording is fully validated when it is read."""
     root = Path(path)
     if root.is_file() and root.suffix in TASK_FILE_SUFFIXES:
         return load_task_file(root)
@@ -87,14 +98,16 @@ def load_suite(path: str | Path) -> Suite:
             task_files[task.id] = f
             tasks.append(task)
 
-    recordings = list(iter_recordings(root / "recordings"))
+    digest = fingerprint(root)
+    schemas = {(t.name, a.name): a.parameters for t in tools.values() for a in t.apis}
+    recordings = IndexedRecordings(open_index(root, digest, schemas, cache_dir=cache_dir))
     return Suite(
         meta=meta,
         tools=tools,
         tasks=tasks,
         recordings=recordings,
         path=root,
-        fingerprint=fingerprint(root),
+        fingerprint=digest,
     )
 
 
@@ -144,17 +157,9 @@ def iter_recordings(folder: Path) -> Iterator[Recording]:
                 if not raw.strip():
                     continue
                 try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise SuiteError(
-                        f"not UTF-8 text ({e.reason} at byte {e.start})", file=where
-                    ) from None
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise SuiteError(f"invalid JSON: {e.msg}", file=where) from e
-                except (ValueError, RecursionError) as e:
-                    raise SuiteError(f"unreadable JSON: {_limit(e)}", file=where) from e
+                    data = decode_line(raw)
+                except LineError as e:
+                    raise SuiteError(e.message, file=where) from None
                 yield _model(Recording, data, where)
 
 
@@ -164,7 +169,9 @@ def fingerprint(root: Path) -> str:
     for f in sorted(p for p in root.rglob("*") if p.is_file() and _is_suite_file(root, p)):
         h.update(f.relative_to(root).as_posix().encode())
         h.update(b"\0")
-        h.update(f.read_bytes())
+        with f.open("rb") as fh:  # in blocks: a suite's recordings can be large
+            while block := fh.read(1 << 20):
+                h.update(block)
         h.update(b"\0")
     return "sha256:" + h.hexdigest()
 
@@ -193,14 +200,7 @@ def _yaml(f: Path) -> Any:
     except yaml.YAMLError as e:
         raise SuiteError(f"invalid YAML: {e}", file=str(f)) from e
     except (RecursionError, ValueError) as e:
-        raise SuiteError(f"unreadable YAML: {_limit(e)}", file=str(f)) from e
-
-
-def _limit(e: BaseException) -> str:
-    """What a parser's resource error means to a suite author."""
-    if isinstance(e, RecursionError):
-        return "nested too deeply"
-    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
+        raise SuiteError(f"unreadable YAML: {limit_message(e)}", file=str(f)) from e
 
 
 def _docs(f: Path) -> list[tuple[int | None, Any]]:

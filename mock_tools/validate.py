@@ -63,10 +63,9 @@ def validate_suites(paths: Iterable[str | Path]) -> list[SuiteReport]:
 def validate_suite(path: str | Path) -> SuiteReport:
     """Load and check one suite folder; loading errors become the report's only error."""
     try:
-        suite = load_suite(path)
+        return validate_loaded(load_suite(path))  # a recording is fully checked when read
     except SuiteError as e:
         return SuiteReport(suite=Path(path).name, path=str(path), errors=[str(e)])
-    return validate_loaded(suite)
 
 
 def validate_loaded(suite: Suite) -> SuiteReport:
