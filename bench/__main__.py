@@ -16,6 +16,7 @@ from pathlib import Path
 from bench import (
     harness_bench,
     http_bench,
+    miss_bench,
     mock_tools_bench,
     ray_bench,
     startup_bench,
@@ -28,6 +29,7 @@ from bench.report import BenchResult, format_table
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "mock_tools": mock_tools_bench.run,
     "store": store_bench.run,
+    "misses": miss_bench.run,
     "http": http_bench.run,
     "stb": stb_bench.run,
     "startup": startup_bench.run,

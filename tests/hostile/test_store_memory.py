@@ -1,4 +1,4 @@
-"""Hostile use of the recording store (performance issue): a client that makes up endless distinct
+"""Item 19 of the hardening issue: a client that makes up endless distinct
 calls, from endless sessions, must not grow the server's memory without bound."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from mock_tools.service import CallContext
 from tests.hostile.conftest import MINI
 
 
-async def test_17_endless_distinct_misses_keep_occurrence_memory_bounded() -> None:
+async def test_19_endless_distinct_misses_keep_occurrence_memory_bounded() -> None:
     service = MockToolService(load_suite(MINI), occurrence_limit=64)
     for n in range(1_000):
         ctx = CallContext(scope=f"session-{n % 37}")
@@ -26,7 +26,7 @@ async def test_17_endless_distinct_misses_keep_occurrence_memory_bounded() -> No
         assert outcome.provenance == "hit" and outcome.occurrence == expected
 
 
-def test_17_the_counter_forgets_least_recently_used_calls_first() -> None:
+def test_19_the_counter_forgets_least_recently_used_calls_first() -> None:
     counter = OccurrenceCounter(limit=3)
     assert [counter.next("s", "t", "a", k) for k in "xyz"] == [1, 1, 1]
     assert counter.next("s", "t", "a", "x") == 2  # x is now the most recently used
