@@ -15,8 +15,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,49 +76,16 @@ def _lines(path: Path) -> list[str]:
         return []
 
 
-def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path: Path) -> None:
-    trials, out = 6, tmp_path / "runs"
+def _run_and_lose_a_worker(
+    cluster: str, out: Path, run_id: str, lose: Callable[[Any], None], trials: int = 6
+) -> tuple[dict[str, Any], list[str]]:
+    """A ``--trials`` run of the default suite on Ray in a subprocess; once 40 episodes are
+    written, ``lose`` is applied to its first worker. Its ``--json`` summary and its lines."""
     cmd = [sys.executable, "-m", "sandbox", "run", "--executor", "ray", "--ray-address", cluster]
     cmd += ["--agent", "dfsdt", "--model", "noisy-reference", "--trials", str(trials)]
-    cmd += ["--out", str(out), "--run-id", "killed", "--json", "--no-plots"]
+    cmd += ["--out", str(out), "--run-id", run_id, "--json", "--no-plots"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    file = out / "killed" / "trajectories.jsonl"
-    total = 58 * trials
-    try:
-        deadline = time.monotonic() + 240
-        while len(_lines(file)) < 40:
-            assert proc.poll() is None, "the run ended before a worker could be killed"
-            assert time.monotonic() < deadline, "the run made no progress"
-            time.sleep(0.05)
-        worker = ray.get_actor(worker_name("killed", 0), namespace=NAMESPACE)
-        pid = ray.get(worker.pid.remote(), timeout=60)
-        os.kill(pid, signal.SIGKILL)
-        killed_at = len(_lines(file))
-        stdout, _ = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0
-    assert killed_at < total, "the worker was killed after the run had finished"
-    summary = json.loads(stdout.decode().splitlines()[-1])
-    keys = [(json.loads(line)["scenario_id"], json.loads(line)["trial"]) for line in _lines(file)]
-    assert len(keys) == total and len(set(keys)) == total  # nothing lost, nothing twice
-    errors = [line[:400] for line in _lines(file) if '"status": "error"' in line]
-    # the killed worker's episodes ran again (the first few error records say why when not)
-    assert "error" not in summary["by_status"], errors[:3]
-    local = run_suite(
-        RunConfig(**BASE, out=str(out), run_id="local", trials=trials), show_progress=False
-    )
-    assert comparable_scores(out / "killed") == comparable_scores(local.path)
-
-
-def test_the_episodes_of_a_worker_lost_for_good_run_on_the_others(cluster, tmp_path: Path) -> None:
-    trials, out = 6, tmp_path / "runs"
-    cmd = [sys.executable, "-m", "sandbox", "run", "--executor", "ray", "--ray-address", cluster]
-    cmd += ["--agent", "dfsdt", "--model", "noisy-reference", "--trials", str(trials)]
-    cmd += ["--out", str(out), "--run-id", "lost", "--json", "--no-plots"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    file = out / "lost" / "trajectories.jsonl"
+    file = out / run_id / "trajectories.jsonl"
     total = 58 * trials
     try:
         deadline = time.monotonic() + 240
@@ -125,8 +93,7 @@ def test_the_episodes_of_a_worker_lost_for_good_run_on_the_others(cluster, tmp_p
             assert proc.poll() is None, "the run ended before a worker could be lost"
             assert time.monotonic() < deadline, "the run made no progress"
             time.sleep(0.05)
-        worker = ray.get_actor(worker_name("lost", 0), namespace=NAMESPACE)
-        ray.kill(worker, no_restart=True)  # Ray will not bring this one back
+        lose(ray.get_actor(worker_name(run_id, 0), namespace=NAMESPACE))
         lost_at = len(_lines(file))
         stdout, _ = proc.communicate(timeout=300)
     finally:
@@ -134,7 +101,31 @@ def test_the_episodes_of_a_worker_lost_for_good_run_on_the_others(cluster, tmp_p
             proc.kill()
     assert proc.returncode == 0
     assert lost_at < total, "the worker was lost after the run had finished"
-    summary = json.loads(stdout.decode().splitlines()[-1])
-    keys = [(json.loads(line)["scenario_id"], json.loads(line)["trial"]) for line in _lines(file)]
-    assert len(keys) == total and len(set(keys)) == total
+    lines = _lines(file)
+    keys = [(json.loads(line)["scenario_id"], json.loads(line)["trial"]) for line in lines]
+    assert len(keys) == total and len(set(keys)) == total  # nothing lost, nothing twice
+    return json.loads(stdout.decode().splitlines()[-1]), lines
+
+
+def _kill_its_process(worker: Any) -> None:
+    os.kill(ray.get(worker.pid.remote(), timeout=60), signal.SIGKILL)
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    summary, lines = _run_and_lose_a_worker(cluster, out, "killed", _kill_its_process)
+    errors = [line[:400] for line in lines if '"status": "error"' in line]
+    # the killed worker's episodes ran again (the first few error records say why when not)
+    assert "error" not in summary["by_status"], errors[:3]
+    local = run_suite(
+        RunConfig(**BASE, out=str(out), run_id="local", trials=6), show_progress=False
+    )
+    assert comparable_scores(out / "killed") == comparable_scores(local.path)
+
+
+def test_the_episodes_of_a_worker_lost_for_good_run_on_the_others(cluster, tmp_path: Path) -> None:
+    def remove_for_good(worker: Any) -> None:
+        ray.kill(worker, no_restart=True)  # Ray will not bring this one back
+
+    summary, _ = _run_and_lose_a_worker(cluster, tmp_path / "runs", "lost", remove_for_good)
     assert summary["by_status"].get("error", 0) == 0
