@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 
 from mock_tools.canonical import canonical_args, dumps_canonical
-from mock_tools.errors import MockToolsError
+from mock_tools.errors import MockToolsError, SuiteError
 from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
 from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 _MAX_VIOLATIONS = 50
+log = logging.getLogger(__name__)
 _VALID_MEMO_SIZE = 100_000
 
 
@@ -294,6 +296,28 @@ class MockToolService:
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
         occurrence = self.deliveries.next(ctx.scope, tool, api, key)
+        try:
+            return await self._deliver(tool, api, canon, key, occurrence, ctx)
+        except SuiteError as e:
+            # A recording is decoded when served: one broken (or changed on disk since the
+            # suite was loaded) is the suite's defect, reported as such and never as the tool's
+            # answer; a run counts it as an infrastructure error, not the agent's.
+            log.error("cannot serve %s/%s: %s", tool, api, e)
+            msg = f"a recording of this suite cannot be served: {e}"
+            return Outcome(
+                "miss", Response(ok=False, error=msg), occurrence, "bad_recording", 500, infra=True
+            )
+
+    async def _deliver(
+        self,
+        tool: str,
+        api: str,
+        canon: dict[str, Any],
+        key: str,
+        occurrence: int,
+        ctx: CallContext,
+    ) -> Outcome:
+        """The recorded answer of the ``occurrence``-th identical call, or the miss policy's."""
         found = self.store.locate(tool, api, key, occurrence, scope=ctx.recordings)
         if found is not None:
             return Outcome("hit", found[0], occurrence, slot=found[1])

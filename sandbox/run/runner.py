@@ -54,7 +54,6 @@ from sandbox.store import (
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
-from sandbox.store.run_store import needs_rerun
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -374,7 +373,7 @@ def _keep(store: RunStore, progress: RunProgress, executor: Executor, spend: Run
             label.label,
             episode=f"{task.id}#{trial}",
             status=traj.status.value,
-            error=needs_rerun(traj),
+            error=traj.infra_error,  # as the scores count it: left out and listed
             model_calls=traj.usage.model_calls,
             tokens=traj.usage.tokens,
             retries=traj.usage.model_retries,
