@@ -83,7 +83,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """Bumped whenever the layout, the hashing or the canonical key changes."""
 
 CACHE_NAME = "recordings.idx"
@@ -401,8 +401,7 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
     body = bytearray(_pad(meta_bytes))
     for values in arrays:
         body += _pad(values.tobytes())
-    checksum = hashlib.blake2b(body, digest_size=16).digest()
-    header = _HEADER.pack(
+    fields = (
         _MAGIC,
         FORMAT_VERSION,
         _HEADER.size,
@@ -415,9 +414,18 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
         bits,
         _HASHING,
         fallbacks > 0,
-        checksum,
     )
+    unsigned = _HEADER.pack(*fields, bytes(16))
+    header = _HEADER.pack(*fields, _checksum(unsigned, body))
     return header + bytes(body)
+
+
+def _checksum(header: bytes | memoryview, body: bytes | bytearray | memoryview) -> bytes:
+    """What guards a cached index: its header (the checksum field zeroed) and its body, so a
+    damaged count, length or bit width is caught like a damaged array."""
+    digest = hashlib.blake2b(header[: _HEADER.size - 16], digest_size=16)
+    digest.update(body)
+    return digest.digest()
 
 
 def _pad(b: bytes) -> bytes:
@@ -712,11 +720,11 @@ def _valid(data: mmap.mmap | bytes, fingerprint: str) -> bool:
         return False
     if fp.rstrip(b"\0").decode(errors="replace") != fingerprint:
         return False
-    body = memoryview(data)[size:]
+    view = memoryview(data)
     try:
-        return hashlib.blake2b(body, digest_size=16).digest() == checksum
+        return _checksum(view[:size], view[size:]) == checksum
     finally:
-        body.release()
+        view.release()
 
 
 def _open_cached(path: Path, fingerprint: str) -> mmap.mmap | None:

@@ -135,13 +135,19 @@ def test_a_changed_suite_rebuilds_its_index(suite_dir: Path) -> None:
     assert store.lookup("Weather Now", "current", {"city": "Paris"}) is None
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "garbage"])
+# header fields: 96 entries, 104 lines, 128 metadata length, 136 hash bits
+HEADER_FIELDS = {"entries": 96, "lines": 104, "meta_len": 128, "bits": 136}
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "garbage", *HEADER_FIELDS])
 def test_a_corrupt_cache_is_rebuilt(suite_dir: Path, damage: str) -> None:
     load_suite(suite_dir)
     cache = suite_dir / ".cache" / CACHE_NAME
     data = bytearray(cache.read_bytes())
     if damage == "flip":
         data[-3] ^= 0xFF
+    elif damage in HEADER_FIELDS:  # a count or length in the header, not the arrays
+        data[HEADER_FIELDS[damage]] ^= 0x03
     elif damage == "truncate":
         data = data[: len(data) // 2]
     elif damage == "empty":
