@@ -8,6 +8,7 @@ UTF-8, numbers too long to read, nesting too deep, a duplicate tool name or task
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +167,7 @@ def iter_recordings(folder: Path) -> Iterator[Recording]:
 def fingerprint(root: Path) -> str:
     """sha256 over the suite's files (relative path and bytes), in sorted order."""
     h = hashlib.sha256()
-    for f in sorted(p for p in root.rglob("*") if p.is_file() and _is_suite_file(root, p)):
+    for f in sorted(p for p in _files(root) if _is_suite_file(root, p)):
         h.update(f.relative_to(root).as_posix().encode())
         h.update(b"\0")
         with f.open("rb") as fh:  # in blocks: a suite's recordings can be large
@@ -174,6 +175,21 @@ def fingerprint(root: Path) -> str:
                 h.update(block)
         h.update(b"\0")
     return "sha256:" + h.hexdigest()
+
+
+def _files(root: Path) -> list[Path]:
+    """Every file under ``root``, through symlinked folders too (a suite may link its
+    recordings from elsewhere), each real folder once (a link back up is not a loop)."""
+    seen: set[str] = set()
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs.clear()
+            continue
+        seen.add(real)
+        found.extend(Path(folder, name) for name in files if os.path.isfile(Path(folder, name)))
+    return found
 
 
 def _is_suite_file(root: Path, p: Path) -> bool:

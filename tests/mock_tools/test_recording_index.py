@@ -160,6 +160,27 @@ def test_a_corrupt_cache_is_rebuilt(suite_dir: Path, damage: str) -> None:
     assert cache.read_bytes() != bytes(data)  # written again, whole
 
 
+def test_a_symlinked_recordings_folder_is_fingerprinted_by_its_content(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "kept-elsewhere"
+    (suite_dir / "recordings").rename(elsewhere)
+    (suite_dir / "recordings").symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / "loop").symlink_to(elsewhere, target_is_directory=True)  # no endless walk
+    before = load_suite(suite_dir)
+    city = {"city": "Reykjavik"}
+    assert RecordingStore.from_suite(before).lookup("Weather Now", "current", city) is None
+    lines = (elsewhere / "main.jsonl").read_text()
+    added = json.loads(lines.splitlines()[0])
+    assert (added["tool"], added["api"]) == ("Weather Now", "current")
+    added["args"] = city
+    (elsewhere / "main.jsonl").write_text(lines + json.dumps(added) + "\n")
+    after = load_suite(suite_dir)
+    assert after.fingerprint != before.fingerprint
+    assert len(after.recordings) == len(before.recordings) + 1
+    assert RecordingStore.from_suite(after).lookup("Weather Now", "current", city) is not None
+
+
 def test_an_unwritable_suite_folder_caches_elsewhere(suite_dir: Path, tmp_path: Path) -> None:
     (suite_dir / ".cache").write_text("a file where the cache folder would be")
     elsewhere = tmp_path / "cache-home"
