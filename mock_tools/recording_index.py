@@ -517,7 +517,14 @@ class RecordingIndex:
         return fds
 
     def _read(self, loc: int, length: int) -> bytes:
-        return os.pread(self._fd(loc >> _OFFSET_BITS), length, loc & ((1 << _OFFSET_BITS) - 1))
+        file_no, offset = loc >> _OFFSET_BITS, loc & ((1 << _OFFSET_BITS) - 1)
+        raw = os.pread(self._fd(file_no), length, offset)
+        if len(raw) < length:  # the file was cut short while the suite was being served
+            raise SuiteError(
+                "cut short since it was indexed; load the suite again",
+                file=str(self.files[file_no]),
+            )
+        return raw
 
     def _where(self, loc: int) -> str:
         path = self.files[loc >> _OFFSET_BITS]

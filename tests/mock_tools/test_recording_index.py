@@ -288,6 +288,18 @@ def test_a_jsonl_cut_short_after_indexing_is_an_error_not_garbage(suite_dir: Pat
         store.lookup("Weather Now", "current", {"city": "Oslo"})
 
 
+def test_a_jsonl_cut_short_while_served_is_an_error_not_garbage(suite_dir: Path) -> None:
+    store = RecordingStore.from_suite(load_suite(suite_dir))
+    assert store.lookup("Weather Now", "current", {"city": "Oslo"}) is not None  # files open
+    jsonl = suite_dir / "recordings" / "main.jsonl"
+    data = jsonl.read_bytes()
+    last = json.loads(data.splitlines()[-1])
+    with jsonl.open("r+b") as f:  # cut in place, as a careless editor would, while open
+        f.truncate(len(data) // 2)
+    with pytest.raises(SuiteError, match="cut short since it was indexed"):
+        store.lookup(last["tool"], last["api"], last["args"], last.get("occurrence") or 1)
+
+
 def test_validate_reports_a_line_that_breaks_the_model(make_suite) -> None:
     bad = _rec({"order_id": "Z"}, "z", response={"ok": "maybe"})
     report = validate_suite(make_suite("invalid", recordings=[*RECORDINGS, bad]))
