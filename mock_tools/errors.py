@@ -20,3 +20,11 @@ class SuiteError(MockToolsError):
         super().__init__(f"{where}: {message}" if where else message)
         self.file = file
         self.field = field
+
+
+def limit_message(e: BaseException) -> str:
+    """What a parser's resource error (deep nesting, a number too long to read) means to the
+    person who wrote the input, without Python's hints about interpreter settings."""
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]

@@ -12,7 +12,8 @@ declares). Whatever ``orjson`` refuses is given to the standard library's parser
 takes ``NaN``/``Infinity`` and UTF-16/32 text with a byte-order mark, so nothing the server
 accepted before is refused now; such text must still encode as UTF-8 (no lone surrogates).
 
-Errors are ``mock_tools.service.Rejected``. Imports orjson and the service's ``Rejected`` only.
+Errors are ``mock_tools.service.Rejected``. Imports orjson, the service's ``Rejected`` and
+``errors.limit_message`` only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from mock_tools.errors import limit_message
 from mock_tools.service import Rejected
 
 __all__ = ["JSON_MEDIA_TYPES", "MAX_DEPTH", "check_content_type", "decode_json", "read_body"]
@@ -110,7 +112,8 @@ def _decode_slowly(raw: bytes | str) -> Any:
     except UnicodeDecodeError:
         raise Rejected(400, "malformed_json", "request body is not UTF-8 text") from None
     except ValueError as e:
-        raise Rejected(400, "malformed_json", f"request body is not valid JSON: {e}") from None
+        msg = f"request body is not valid JSON: {limit_message(e)}"
+        raise Rejected(400, "malformed_json", msg) from None
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

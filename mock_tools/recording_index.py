@@ -54,7 +54,7 @@ from typing import Any, Literal, TypeVar, overload
 from pydantic import ValidationError
 
 from mock_tools.canonical import canonical_key, canonicaliser, dumps_canonical
-from mock_tools.errors import SuiteError
+from mock_tools.errors import SuiteError, limit_message
 from mock_tools.models import Recording, Response
 
 try:  # the fast JSON parser, when installed
@@ -192,13 +192,6 @@ def decode_line(raw: bytes) -> Any:
         raise LineError(f"invalid JSON: {e.msg}") from e
     except (ValueError, RecursionError) as e:
         raise LineError(f"unreadable JSON: {limit_message(e)}") from e
-
-
-def limit_message(e: BaseException) -> str:
-    """What a parser's resource error means to a suite author."""
-    if isinstance(e, RecursionError):
-        return "nested too deeply"
-    return str(e).split("; use sys.set_int_max_str_digits", 1)[0]
 
 
 def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None]:

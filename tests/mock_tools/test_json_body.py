@@ -111,6 +111,13 @@ def test_malformed_or_invalid_unicode_is_400(raw):
     assert (e.value.status, e.value.code) == (400, "malformed_json")
 
 
+def test_a_number_too_long_to_read_is_400_without_pythons_hint():
+    with pytest.raises(Rejected) as e:
+        decode_json(b'{"n": ' + b"9" * 5_000 + b"}")
+    assert (e.value.status, e.value.code) == (400, "malformed_json")
+    assert "5000 digits" in e.value.message and "sys.set_int_max_str_digits" not in e.value.message
+
+
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 1_000, 5_000, 200_000])
 def test_nesting_past_the_limit_is_422(depth):
     with pytest.raises(Rejected) as e:
