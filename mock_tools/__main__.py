@@ -16,7 +16,12 @@ from mock_tools.serving import add_serve_arguments, build_service, serve, serve_
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m mock_tools", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m mock_tools",
+        description="Serve a suite of recorded tool responses, or check suites. "
+        "Exit codes: 0 done; 1 a suite that fails validation; 2 bad input (a suite that "
+        "does not load, bad options).",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("serve", help="serve a suite over HTTP with uvicorn (and MCP)")
@@ -59,9 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _serve(args) if args.command == "serve" else _validate(args)
-    except MockToolsError as e:
+    except MockToolsError as e:  # a suite that does not load, options that do not fit: bad input
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return 2
 
 
 if __name__ == "__main__":

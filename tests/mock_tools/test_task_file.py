@@ -62,5 +62,5 @@ def test_a_task_file_is_not_a_suite_to_serve(tmp_path: Path, capsys) -> None:
 
     file = tmp_path / "queries.yaml"
     file.write_text(yaml.safe_dump(["What is the weather?"]))
-    assert main(["serve", str(file)]) == 1
+    assert main(["serve", str(file)]) == 2  # bad input, as sandbox serve
     assert "defines no tools to serve" in capsys.readouterr().err

@@ -97,9 +97,9 @@ def test_cli_bad_path_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     assert "no such suite folder" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
     monkeypatch.chdir(tmp_path)
-    assert main(["validate"]) == 1  # no ./scenarios folder: clear error, exit 1
+    assert main(["validate"]) == 2  # no ./scenarios folder: a clear error, bad input
 
 
 def test_cli_serve_rejects_bad_suite(tmp_path, capsys):
-    assert main(["serve", str(tmp_path / "missing")]) == 1
+    assert main(["serve", str(tmp_path / "missing")]) == 2  # bad input, as sandbox serve
     assert "no such suite folder" in capsys.readouterr().err
