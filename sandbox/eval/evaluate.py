@@ -28,7 +28,7 @@ from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
-from sandbox.eval.reason_score import LexicalSimilarity, ThoughtSimilarity, similarity_label
+from sandbox.eval.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
 from sandbox.eval.stats import (
     Interval,
     PairedTest,
@@ -196,6 +196,9 @@ def step_report(
         return None
     by_id = {t.id: t for t in tasks}
     kept = [t for t in trajs if t.scenario_id in by_id]
+    # the documented default (``--reason-similarity auto``) wherever a run is scored, so a run's
+    # own scores and those of ``sandbox eval`` say the same
+    similarity = similarity or thought_similarity("auto")
     episodes = step_scores.score_episodes(kept, by_id, suite.apis, similarity=similarity)
     summary = step_scores.summarise(episodes)
     intervals = {}
@@ -207,7 +210,7 @@ def step_report(
     return StepReport(
         summary=summary.model_dump(mode="json"),
         intervals=intervals,
-        reason_similarity=similarity_label(similarity or LexicalSimilarity()),
+        reason_similarity=similarity_label(similarity),
     )
 
 

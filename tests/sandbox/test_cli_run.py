@@ -50,6 +50,15 @@ def test_table_and_run_folder_on_stdout(tmp_path: Path, capsys) -> None:
     assert "pass rate" in out and "run folder:" in out and "all" in out
 
 
+def test_eval_of_a_finished_run_writes_the_same_scores_it_ended_with(tmp_path: Path, capsys):
+    code = main([*_base(tmp_path), "--agent", "dfsdt", "--model", "noisy-reference", "--json"])
+    run = Path(json.loads(capsys.readouterr().out.splitlines()[-1])["run"])
+    assert code == 0
+    scored = (run / "scores.json").read_bytes()
+    assert main(["eval", str(run), "--no-plots"]) == 0
+    assert (run / "scores.json").read_bytes() == scored  # the same defaults, the same labels
+
+
 def test_openai_compatible_endpoint_drives_a_run(tmp_path: Path, capsys) -> None:
     with ScriptedOpenAIServer(models=["scripted-model"]) as server:
         server.push(
