@@ -50,19 +50,24 @@ def _fresh_copy(dest: Path) -> Path:
     return dest
 
 
-def _stamp(venv: Path, pyproject: Path) -> Path:
-    """The install stamp `make setup` leaves for this pyproject.toml (its POSIX cksum)."""
+def _stamp(venv: Path, pyproject: Path) -> tuple[Path, str] | None:
+    """The install stamp `make setup` left for this pyproject.toml (its POSIX cksum) and the
+    extras it installed (``.installed-<cksum>-<EXTRAS>``), or None."""
     done = subprocess.run(["cksum", str(pyproject)], capture_output=True, text=True, check=True)
-    return venv / f".installed-{done.stdout.split()[0]}"
+    prefix = f".installed-{done.stdout.split()[0]}-"
+    for stamp in sorted(venv.glob(prefix + "*")):
+        return stamp, stamp.name[len(prefix) :]
+    return None
 
 
 def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) -> None:
     if shutil.which("make") is None or shutil.which("cksum") is None:
         pytest.skip("make or cksum is not installed")
     venv = Path(sys.prefix)
-    stamp = _stamp(venv, ROOT / "pyproject.toml")
-    if venv == Path(sys.base_prefix) or not stamp.exists():
+    found = _stamp(venv, ROOT / "pyproject.toml")
+    if venv == Path(sys.base_prefix) or found is None:
         pytest.skip("the tests do not run in a virtualenv made by `make setup` for this pyproject")
+    stamp, extras = found
     clone = _fresh_copy(tmp_path / "clone")
     installed_from = _installed_location(venv)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
@@ -70,7 +75,7 @@ def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) ->
     # -o: never remake the install stamp, so this test can never reinstall (and so re-point) the
     # virtualenv it runs in, whatever the copied files' times are.
     done = subprocess.run(
-        ["make", "-o", str(stamp), "run", f"VENV={venv}", "ARGS=--no-plots"],
+        ["make", "-o", str(stamp), "run", f"VENV={venv}", f"EXTRAS={extras}", "ARGS=--no-plots"],
         cwd=clone,
         env=env,
         capture_output=True,
