@@ -246,7 +246,11 @@ def _typed_docs(suite: Suite, typed: dict[tuple[str, str], str]) -> dict[str, An
             "tags": [tool],
             "summary": f"{tool} / {api}",
             "operationId": path.strip("/").replace("/", "__"),
-            "requestBody": {"content": {"application/json": {"schema": spec.parameters}}},
+            # an absent body is the empty object: required where the API has required arguments
+            "requestBody": {
+                "required": bool(spec.parameters.get("required")),
+                "content": {"application/json": {"schema": spec.parameters}},
+            },
             "responses": {
                 "200": {"description": "The recorded answer: ok, body, error, provenance."},
                 **BAD_INPUT_RESPONSES,

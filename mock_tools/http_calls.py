@@ -314,12 +314,13 @@ def call_docs() -> dict[str, Any]:
                 "(any spelling of the names).",
                 "operationId": "call_tool_tools__tool___api__post",
                 "parameters": _PATH_PARAMS,
-                "requestBody": {
+                "requestBody": {  # optional: an absent body is the empty object
+                    "required": False,
                     "content": {
                         "application/json": {
                             "schema": {"type": "object", "additionalProperties": True}
                         }
-                    }
+                    },
                 },
                 "responses": {**_ANSWER, **BAD_INPUT_RESPONSES},
             }

@@ -95,6 +95,17 @@ def test_20_every_4xx_of_a_call_route_is_documented_and_413_415_are_answered() -
         for path, operation in calls.items():
             assert {"400", "413", "415", "422"} <= set(operation["responses"]), path
         assert spec["paths"]["/virtual"]["post"]["requestBody"]["required"] is True
+        # a typed route's body is required exactly when its API has required arguments (an
+        # absent body is the empty object, which then fails validation with 422)
+        suite = _suite()
+        for path, operation in calls.items():
+            if not path.startswith("/api/"):
+                continue
+            schema = operation["requestBody"]["content"]["application/json"]["schema"]
+            assert operation["requestBody"]["required"] is bool(schema.get("required")), path
+            if schema.get("required"):
+                assert client.post(path).status_code == 422, path
+        assert any(spec.parameters.get("required") for spec in suite.apis.values())
         big = client.post("/virtual", content=b" " * 1001)
         assert big.status_code == 413 and big.json()["code"] == "body_too_large"
         xml = client.post("/virtual", content=b"<a/>", headers={"content-type": "text/xml"})
