@@ -259,7 +259,12 @@ def _object(value: Any, what: str) -> dict[str, Any]:
 def _virtual_target(payload: dict[str, Any]) -> tuple[str, str]:
     tool, api = payload.get("tool_name"), payload.get("api_name")
     if not isinstance(api, str) or not api or (tool is not None and not isinstance(tool, str)):
-        raise Rejected(422, "invalid_request", "tool_name and api_name must be strings")
+        raise Rejected(
+            422,
+            "invalid_request",
+            "api_name must be a non-empty string (an API name, or a function name such as "
+            "current_for_weather when tool_name is empty), and tool_name a string",
+        )
     return tool or "", api
 
 
@@ -293,7 +298,7 @@ _VIRTUAL_SCHEMA = {
     "properties": {
         "category": {"type": "string"},
         "tool_name": {"type": "string"},
-        "api_name": {"type": "string"},
+        "api_name": {"type": "string", "minLength": 1},
         "tool_input": {"anyOf": [{"type": "object"}, {"type": "string"}]},
         "strip": {"type": "string"},
         "toolbench_key": {"type": "string"},

@@ -253,6 +253,7 @@ async def test_virtual_route_is_stabletoolbench_compatible(client):
         ({"tool_name": "weather_now", "api_name": "current", "tool_input": {}}, 422),
         ({"tool_name": 3, "api_name": "current"}, 422),
         ({"api_name": None}, 422),
+        ({"tool_name": "", "api_name": "", "tool_input": {}}, 422),  # minLength 1 in its schema
     ],
 )
 async def test_virtual_bad_input(client, payload, status):
