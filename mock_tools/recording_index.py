@@ -75,8 +75,8 @@ __all__ = [
     "IndexedRecordings",
     "LineError",
     "RecordingIndex",
+    "chosen_occurrence",
     "decode_line",
-    "limit_message",
     "open_index",
     "pick_occurrence",
 ]

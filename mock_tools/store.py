@@ -60,9 +60,6 @@ class _Slot:
         self.table[n] = response
         return True
 
-    def get(self, occurrence: int) -> Response:
-        return self.pick(occurrence)[0]
-
     def pick(self, occurrence: int) -> tuple[Response, int]:
         """The response for the nth identical call and the occurrence it was recorded for
         (0: the recording without an occurrence)."""
@@ -167,12 +164,17 @@ class RecordingStore:
         self._count += 1
         return True
 
-    def _slot(self, tool: str, api: str, key: str, scope: str | None) -> _Slot | None:
+    def _slot(
+        self, tool: str, api: str, key: str, scope: str | None
+    ) -> tuple[_Slot, str | None] | None:
+        """The in-memory responses of a call and the scope they are kept under (None: unscoped),
+        the scope's own first."""
         if scope is not None and self._scoped:
             slot = self._scoped.get((scope, tool, api, key))
             if slot is not None:
-                return slot
-        return self._slots.get((tool, api, key))
+                return slot, scope
+        slot = self._slots.get((tool, api, key))
+        return None if slot is None else (slot, None)
 
     def get(
         self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
@@ -198,16 +200,11 @@ class RecordingStore:
             found = index.locate(None, tool, api, key, occurrence)
             if found is not None:
                 return found[0], (None, tool, api, key, found[1])
-        if scope is not None and self._scoped:
-            slot = self._scoped.get((scope, tool, api, key))
-            if slot is not None:
-                response, n = slot.pick(occurrence)
-                return response, (scope, tool, api, key, n)
-        slot = self._slots.get((tool, api, key))
-        if slot is None:
+        kept = self._slot(tool, api, key, scope)
+        if kept is None:
             return None
-        response, n = slot.pick(occurrence)
-        return response, (None, tool, api, key, n)
+        response, n = kept[0].pick(occurrence)
+        return response, (kept[1], tool, api, key, n)
 
     def has(self, tool: str, api: str, key: str, *, scope: str | None = None) -> bool:
         """Whether the call has a recording (in ``scope`` or unscoped)."""

@@ -17,13 +17,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from mock_tools.errors import SuiteError
+from mock_tools.errors import SuiteError, limit_message
 from mock_tools.models import ApiSpec, Recording, SuiteMeta, Task, ToolSpec
 from mock_tools.recording_index import (
     IndexedRecordings,
     LineError,
     decode_line,
-    limit_message,
     open_index,
 )
 from mock_tools.yaml_text import load_yaml
