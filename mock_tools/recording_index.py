@@ -51,24 +51,15 @@ from operator import eq
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+import orjson
 from pydantic import ValidationError
 
 from mock_tools.canonical import canonical_key, canonicaliser, dumps_canonical
 from mock_tools.errors import SuiteError, limit_message
 from mock_tools.models import Recording, Response
 
-try:  # the fast JSON parser, when installed
-    import orjson
-
-    _fast_loads: Callable[[bytes | str], Any] | None = orjson.loads
-    _fast_dumps: Callable[..., bytes] | None = orjson.dumps
-    _DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
-    _HASHING = 1  # what the digests were made with: orjson's text
-except ImportError:  # pragma: no cover - orjson is a dependency
-    _fast_loads = None
-    _fast_dumps = None
-    _DUMPS_OPTIONS = 0
-    _HASHING = 0  # the canonical key's text
+_DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+_HASHING = 1  # what the digests are made of (orjson's sorted text), kept in the header
 
 __all__ = [
     "FORMAT_VERSION",
@@ -108,10 +99,8 @@ def _digest(scope: str | None, tool: str, api: str, text: bytes) -> tuple[int, i
 def _key_text(key: str) -> bytes | None:
     """What is hashed for a canonical key (see ``_canonical_text``), or None when orjson cannot
     write it (then the key's own text is hashed)."""
-    if _fast_dumps is None:
-        return None
     try:
-        return _fast_dumps(_fast_loads(key), option=_DUMPS_OPTIONS)  # type: ignore[misc]
+        return orjson.dumps(orjson.loads(key), option=_DUMPS_OPTIONS)
     except (TypeError, ValueError):
         return None
 
@@ -121,11 +110,10 @@ def _canonical_text(canon: dict[str, Any]) -> tuple[bytes, bool]:
     cannot write them (integers beyond 2**53, lone surrogates, deep nesting) the canonical key
     itself; True in the second case. ``_key_text`` of their canonical key gives the same bytes:
     orjson reads back exactly what it could write."""
-    if _fast_dumps is not None:
-        try:
-            return _fast_dumps(canon, option=_DUMPS_OPTIONS), False
-        except (TypeError, ValueError):
-            pass
+    try:
+        return orjson.dumps(canon, option=_DUMPS_OPTIONS), False
+    except (TypeError, ValueError):
+        pass
     return dumps_canonical(canon).encode("utf-8", "surrogatepass"), True
 
 
@@ -177,11 +165,10 @@ class LineError(Exception):
 
 def decode_line(raw: bytes) -> Any:
     """One JSONL line's value; ``LineError`` says why it cannot be read."""
-    if _fast_loads is not None:
-        try:
-            return _fast_loads(raw)
-        except ValueError:
-            pass  # json says what is wrong (and reads what orjson refuses, like NaN)
+    try:
+        return orjson.loads(raw)
+    except ValueError:
+        pass  # json says what is wrong (and reads what orjson refuses, like NaN)
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -563,17 +550,11 @@ class RecordingIndex:
     def has(self, scope: str | None, tool: str, api: str, key: str) -> bool:
         return len(self._group(scope, tool, api, key)) > 0
 
-    def get(
-        self, scope: str | None, tool: str, api: str, key: str, occurrence: int
-    ) -> Response | None:
-        """The response recorded for the ``occurrence``-th identical call, or None."""
-        found = self.locate(scope, tool, api, key, occurrence)
-        return None if found is None else found[0]
-
     def locate(
         self, scope: str | None, tool: str, api: str, key: str, occurrence: int
     ) -> tuple[Response, int] | None:
-        """Like ``get``, with the occurrence the response was recorded for (0: every one)."""
+        """The response recorded for the ``occurrence``-th identical call and the occurrence it
+        was recorded for (0: every one), or None."""
         group = self._group(scope, tool, api, key)
         if not group:
             return None
