@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from mock_tools.json_body import Disconnected, check_content_type, decode_json, read_body
 from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
-from mock_tools.service import Call, CallContext, MockToolService, Outcome, Rejected
+from mock_tools.service import Call, CallContext, MockToolService, Outcome, Rejected, remember
 
 __all__ = [
     "FAULTS_HEADER",
@@ -133,10 +133,7 @@ class CallRoutes:
             None if faults is None else faults.decode("latin-1"),
             _decoded(sandbox.get(_RECORDINGS)),
         )
-        if len(self._contexts) >= _MEMO_SIZE:
-            self._contexts.clear()
-        self._contexts[raw] = ctx
-        return ctx
+        return remember(self._contexts, raw, ctx, _MEMO_SIZE)
 
     def _target(self, kind: str, scope: Scope) -> tuple[str, str]:
         """The names in the path, resolved first (an unknown API is a 404 before the body)."""
@@ -170,9 +167,7 @@ class CallRoutes:
             args = _object(value, "arguments")
         call = self.service.prepare(tool, api, args)
         if small:
-            if len(self._calls) >= _MEMO_SIZE:
-                self._calls.clear()
-            self._calls[memo] = call
+            remember(self._calls, memo, call, _MEMO_SIZE)
         return call
 
     async def _answer(self, send: Send, o: Outcome, virtual: bool) -> None:
@@ -181,9 +176,7 @@ class CallRoutes:
             cached = self._hits.get(key)
             if cached is None:
                 body = dumps(virtual_payload(o) if virtual else native_payload(o))
-                if len(self._hits) >= _HIT_BODIES:
-                    self._hits.clear()
-                cached = self._hits[key] = (body, str(len(body)).encode())
+                cached = remember(self._hits, key, (body, str(len(body)).encode()), _HIT_BODIES)
             headers = [
                 _JSON,
                 _HIT,

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from jsonschema import SchemaError
@@ -48,11 +48,24 @@ __all__ = [
     "Rejected",
     "Stats",
     "create_service",
+    "remember",
 ]
 
 _MAX_VIOLATIONS = 50
 log = logging.getLogger(__name__)
 _VALID_MEMO_SIZE = 100_000
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def remember(memo: dict[K, V], key: K, value: V, limit: int) -> V:
+    """Keep ``value`` under ``key`` in a memo of at most ``limit`` entries (emptied when full:
+    what a memo holds can always be made again) and return it."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 class Rejected(MockToolsError):
@@ -174,6 +187,8 @@ class MockToolService:
         self.stats = Stats()
         self._validators: dict[tuple[str, str], Any] = {}
         self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid
+        # calls known admissible in a recordings scope: recorded there, or valid (both for good)
+        self._admitted: dict[tuple[str | None, str, str, str], None] = {}
 
     # -- the call path ----------------------------------------------------------------------------
 
@@ -205,14 +220,19 @@ class MockToolService:
 
     def admit(self, call: Call, ctx: CallContext) -> None:
         """Check a call that has no recording against its API's schema (a recorded call is
-        served as recorded); ``Rejected`` (counted) listing the violations."""
-        if self.store.has(call.tool, call.api, call.key, scope=ctx.recordings):
+        served as recorded); ``Rejected`` (counted) listing the violations. A call once admitted
+        in a recordings scope is admitted again without a second look (recordings are only ever
+        added), so a repeated hit probes the store once, when it is answered."""
+        memo = (ctx.recordings, call.tool, call.api, call.key)
+        if memo in self._admitted:
             return
-        try:
-            self.validate(call.tool, call.api, call.canon, call.key)
-        except Rejected as e:
-            self.stats.count(e.provenance, call.tool, call.api)
-            raise
+        if not self.store.has(call.tool, call.api, call.key, scope=ctx.recordings):
+            try:
+                self.validate(call.tool, call.api, call.canon, call.key)
+            except Rejected as e:
+                self.stats.count(e.provenance, call.tool, call.api)
+                raise
+        remember(self._admitted, memo, None, _VALID_MEMO_SIZE)
 
     async def answer(self, call: Call, ctx: CallContext) -> Outcome:
         """Answer an admitted call (``call``) and count the outcome."""
@@ -278,9 +298,7 @@ class MockToolService:
                     f"arguments of {tool}/{api} do not match its schema",
                     violations=violations,
                 )
-        if len(self._valid) >= _VALID_MEMO_SIZE:
-            self._valid.clear()
-        self._valid[memo] = None
+        remember(self._valid, memo, None, _VALID_MEMO_SIZE)
 
     async def call(
         self, tool: str, api: str, canon: dict[str, Any], key: str, ctx: CallContext
