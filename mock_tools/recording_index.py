@@ -466,6 +466,7 @@ class RecordingIndex:
         self._fds: list[int] = []
         self._lock = threading.Lock()
         self._decoded: OrderedDict[int, Response] = OrderedDict()
+        self._api_keys: dict[tuple[str, str], _ApiKeys] = {}
 
     # -- lines ---------------------------------------------------------------------------------
 
@@ -593,9 +594,13 @@ class RecordingIndex:
         return response
 
     def keys(self, tool: str, api: str, schema: dict[str, Any] | None) -> Sequence[str]:
-        """The API's recorded canonical keys (unscoped), in the order first recorded."""
-        start, end = self._apis.get((tool, api), (0, 0))
-        return _ApiKeys(self, self._key_lines[start:end], schema)
+        """The API's recorded canonical keys (unscoped), in the order first recorded; each is
+        decoded once, when first read (``nearest`` reads them all on every miss)."""
+        found = self._api_keys.get((tool, api))
+        if found is None:
+            start, end = self._apis.get((tool, api), (0, 0))
+            found = self._api_keys[(tool, api)] = _ApiKeys(self, self._key_lines[start:end], schema)
+        return found
 
     def duplicates(self) -> Iterator[Recording]:
         """The lines that repeat an earlier recording of the same call and occurrence."""
@@ -621,10 +626,11 @@ def _close_all(fds: list[int]) -> None:
 
 
 class _ApiKeys(Sequence[str]):
-    """An API's keys, canonicalised from their lines when asked for."""
+    """An API's keys, canonicalised from their lines when first asked for, then kept."""
 
     def __init__(self, index: RecordingIndex, lines: memoryview, schema: Any) -> None:
         self._index, self._lines, self._schema = index, lines, schema
+        self._read: list[str | None] = [None] * len(lines)
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -636,7 +642,11 @@ class _ApiKeys(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
             return [self[n] for n in range(*i.indices(len(self)))]
-        return canonical_key(self._index.line(self._lines[i]).args, self._schema)
+        key = self._read[i]
+        if key is None:
+            key = canonical_key(self._index.line(self._lines[i]).args, self._schema)
+            self._read[i] = key
+        return key
 
 
 class IndexedRecordings(Sequence[Recording]):
