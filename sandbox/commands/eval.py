@@ -34,7 +34,6 @@ from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.report import print_table, write_report
 from sandbox.store import RunStore
-from sandbox.store.gc_pause import paused_gc
 
 __all__ = ["evaluate_from_args", "json_summary", "register", "report_judge_errors"]
 
@@ -133,10 +132,8 @@ def report_judge_errors(scores: RunScores) -> list[str]:
 def handle(args: Any) -> int:
     if not Path(args.run).is_dir():
         raise RunError(f"no run folder at {args.run} (pass the folder runs/<run-id>)")
-    # a bulk job in a short-lived process (see sandbox.store.gc_pause), unless a judge is called
-    with paused_gc(when=not getattr(args, "judge", None)):
-        scores = evaluate_blocking(args)
-        written = write_report(args.run, scores, plots=not args.no_plots)
+    scores = evaluate_blocking(args)
+    written = write_report(args.run, scores, plots=not args.no_plots)
     if RunStore.open(args.run).complete_if_finished():
         print(f"note: {args.run} had stored every episode; marked completed now", file=sys.stderr)
     failed = report_judge_errors(scores)

@@ -23,7 +23,6 @@ from sandbox.commands.eval import (
 )
 from sandbox.errors import RunError
 from sandbox.eval.report import print_table, write_report
-from sandbox.store.gc_pause import paused_gc
 
 
 def register(subparsers: Any) -> None:
@@ -54,10 +53,8 @@ def handle(args: argparse.Namespace) -> int:
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    # a bulk job in a short-lived process (see sandbox.store.gc_pause), unless a judge is called
-    with paused_gc(when=not getattr(args, "judge", None)):
-        scores = evaluate_blocking(args)
-        write_report(run, scores, plots=not args.no_plots)
+    scores = evaluate_blocking(args)
+    write_report(run, scores, plots=not args.no_plots)
     new = scores.pass_rate.pass_rate.value
     if args.json:
         line = {

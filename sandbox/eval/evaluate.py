@@ -40,6 +40,7 @@ from sandbox.eval.stats import (
 from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import RunSide, WinSummary, pair_keys
 from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
+from sandbox.store.gc_pause import paused_gc
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
 
@@ -272,7 +273,24 @@ async def evaluate_run_async(
 
     ``settings`` (samples, rounds, temperature, order) default to the protocol's; the judge's
     temperature is the ``Judge``'s own. A protocol that needs a judge raises ``ConfigError``
-    without one."""
+    without one. Reading and scoring is a bulk job: the cyclic collector is paused for it unless
+    a judge is called (``sandbox.store.gc_pause``)."""
+    with paused_gc(when=judge is None):
+        return await _evaluate_run(
+            run_dir, suite, protocol, judge, settings, reference_run, seed, similarity
+        )
+
+
+async def _evaluate_run(
+    run_dir: str | Path,
+    suite: Suite | str | Path | None,
+    protocol: EvalProtocol | str,
+    judge: Judge | None,
+    settings: JudgeSettings | None,
+    reference_run: str | Path | None,
+    seed: int | None,
+    similarity: ThoughtSimilarity | None,
+) -> RunScores:
     proto = get_protocol(protocol) if isinstance(protocol, str) else protocol
     settings = settings or JudgeSettings()
     run = load_run(run_dir)

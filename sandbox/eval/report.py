@@ -21,6 +21,7 @@ from sandbox.eval.evaluate import RunScores
 from sandbox.eval.pass_rate import PassSummary
 from sandbox.eval.stats import Interval
 from sandbox.store import EpisodeIndex, EpisodeKey
+from sandbox.store.gc_pause import paused_gc
 
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.md"
@@ -246,7 +247,13 @@ def _kv(d: dict[str, Any]) -> str:
 
 
 def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) -> list[Path]:
-    """Write scores.json, report.md and (unless ``plots=False``) the PNGs; return the paths."""
+    """Write scores.json, report.md and (unless ``plots=False``) the PNGs; return the paths
+    (a bulk job: the cyclic collector is paused for it, ``sandbox.store.gc_pause``)."""
+    with paused_gc():
+        return _write_report(Path(run_dir), scores, plots)
+
+
+def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     _write_atomic(written[0], scores_json(scores))

@@ -51,7 +51,6 @@ from sandbox.store import (
     SuiteInfo,
     make_run_id,
 )
-from sandbox.store.gc_pause import paused_gc
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 
@@ -240,9 +239,8 @@ async def _execute(
         store.write_manifest()
         todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
         status = await _run_stored(plan, store, executor, todo, finished, show_progress)
-        with paused_gc():  # scoring is a bulk job (no judge here): see sandbox.store.gc_pause
-            scores = await evaluate_run_async(store.path, plan.suite)
-            write_report(store.path, scores, plots=plots)
+        scores = await evaluate_run_async(store.path, plan.suite)
+        write_report(store.path, scores, plots=plots)
         store.manifest.status = status  # scores first: a completed run always has them
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
