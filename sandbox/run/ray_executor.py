@@ -202,7 +202,7 @@ class RayExecutor:
         pending: dict[asyncio.Future[Any], tuple[Task, int, int, Any]] = {}
 
         def submit() -> None:
-            while queue and len(pending) < config.concurrency and len(lost) < n:
+            while queue and len(pending) < config.concurrency:
                 task, trial = queue.popleft()
                 if not batch.spend.may_start():
                     continue
