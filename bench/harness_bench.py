@@ -31,8 +31,6 @@ import cProfile
 import heapq
 import pstats
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +43,7 @@ from agents.model import Message, Model, Turn
 from agents.strategies import resolve_strategy
 from agents.toolenv import Observation, ToolEnv
 from agents.trajectory import Trajectory
+from bench.procs import DEFAULT_SUITE, sandbox_command, wall
 from bench.report import BenchResult
 from bench.view_bench import large_run
 from mock_tools import Suite, Task, create_app, in_process_client, load_suite
@@ -57,7 +56,7 @@ from sandbox.store import read_trajectories
 from sandbox.store.config import RunConfig
 from sandbox.tool_envs.http import HttpToolEnv
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "default"
+SUITE_DIR = DEFAULT_SUITE
 SCORE_GOAL_S = 5.0
 """Issue 17, goal 5: 10,000 trajectories scored in under 5 s."""
 EFFICIENCY_GOAL = 0.9
@@ -379,17 +378,12 @@ def _eval_folder(result: BenchResult, count: int, rounds: int) -> None:
         _, first = _base_trajectories((0,), tmp)
         big = Path(tmp) / "large"
         large_run(first, big, count)
-        script = Path(sys.executable).with_name("sandbox")
-        sandbox = [str(script)] if script.exists() else [sys.executable, "-m", "sandbox.cli"]
+        sandbox = sandbox_command()
         variants = {"eval_no_plots": ["--no-plots"], "eval_plots": []}
         times: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(rounds):
             for name, extra in variants.items():
-                started = time.perf_counter()
-                subprocess.run(
-                    [*sandbox, "eval", str(big), "--json", *extra], check=True, capture_output=True
-                )
-                times[name].append(time.perf_counter() - started)
+                times[name].append(wall([*sandbox, "eval", str(big), "--json", *extra]))
     n = f"{count:,}"
     for name, label in (("eval_no_plots", "--no-plots"), ("eval_plots", "with plots")):
         median = statistics.median(times[name])

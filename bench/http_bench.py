@@ -28,6 +28,7 @@ import httpx
 from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import CONSTANT, HOST, Server, stack
 from bench.report import BenchResult
+from mock_tools import PROVENANCE_HEADER
 
 SUITE = {
     "suite.yaml": "name: bench\n",
@@ -72,7 +73,7 @@ def check_hits(port: int) -> None:
     native = httpx.post(f"{base}/tools/weather/current", content=NATIVE_BODY)
     virtual = httpx.post(f"{base}/virtual", content=VIRTUAL_BODY)
     for r in (native, virtual):
-        if r.status_code != 200 or r.headers.get("x-sandbox-provenance") != "hit":
+        if r.status_code != 200 or r.headers.get(PROVENANCE_HEADER) != "hit":
             raise RuntimeError(f"not a recorded hit: {r.status_code} {r.text[:200]}")
     if native.content != CONSTANT:
         raise RuntimeError(f"the native hit is not the constant servers' body: {native.text}")

@@ -29,7 +29,6 @@ __all__ = [
     "interleaved",
     "paired_ratio",
     "post_load",
-    "post_request",
 ]
 
 
@@ -54,12 +53,11 @@ def post_load(
     *,
     seconds: float,
     connections: int = 16,
-    headers: dict[str, str] | None = None,
 ) -> LoadResult:
     """Load ``POST path`` with ``body`` (one thread, ``connections`` keep-alive connections)."""
     if generator() == "wrk":
-        return _wrk(host, port, path, body, seconds, connections, headers or {})
-    request = post_request(host, port, path, body, headers)
+        return _wrk(host, port, path, body, seconds, connections)
+    request = _post_request(host, port, path, body)
     ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
     return LoadResult(ok / elapsed, failed, "asyncio")
 
@@ -109,11 +107,12 @@ def _wrk(
     body: bytes,
     seconds: float,
     connections: int,
-    headers: dict[str, str],
 ) -> LoadResult:
-    lines = ['wrk.method = "POST"', f"wrk.body = {_lua_string(body)}"]
-    for name, value in {"Content-Type": "application/json", **headers}.items():
-        lines.append(f"wrk.headers[{_lua_string(name.encode())}] = {_lua_string(value.encode())}")
+    lines = [
+        'wrk.method = "POST"',
+        f"wrk.body = {_lua_string(body)}",
+        'wrk.headers["Content-Type"] = "application/json"',
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "post.lua"
         script.write_text("\n".join(lines) + "\n")
@@ -148,13 +147,10 @@ def _wrk(
 # -- the asyncio fallback -------------------------------------------------------------------------
 
 
-def post_request(
-    host: str, port: int, path: str, body: bytes, headers: dict[str, str] | None = None
-) -> bytes:
-    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+def _post_request(host: str, port: int, path: str, body: bytes) -> bytes:
     return (
         f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-        f"{extra}Content-Length: {len(body)}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
     ).encode() + body
 
 

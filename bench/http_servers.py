@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from bench.procs import ROOT
+
 HOST = "127.0.0.1"
 CONSTANT = b'{"ok":true,"body":{"temp_c":3,"sky":"snow"},"error":"","provenance":"hit"}'
 """What the constant servers answer: the bytes of the project's recorded hit in the bench suite."""
@@ -117,8 +119,7 @@ class Server:
         args = [sys.executable, "-m", "bench.http_servers", self.kind, str(self.port)]
         if self.path is not None:
             args.append(str(self.path))
-        root = Path(__file__).resolve().parents[1]
-        self._proc = subprocess.Popen(args, cwd=root, stdout=subprocess.DEVNULL)
+        self._proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:

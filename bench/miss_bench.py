@@ -10,15 +10,10 @@ read at each quarter. The figure is the growth over the second half: flat means 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
+from bench.procs import ROOT, child_json
 from bench.report import BenchResult
-
-ROOT = Path(__file__).resolve().parents[1]
 
 _CHILD = textwrap.dedent(
     """
@@ -54,14 +49,7 @@ _CHILD = textwrap.dedent(
 def run(quick: bool) -> BenchResult:
     total = 200_000 if quick else 1_000_000
     suite = ROOT / "tests" / "fixtures" / "suites" / "mini"
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(total), str(suite)],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    marks = json.loads(out.stdout)
+    marks = child_json(_CHILD, total, suite)
     result = BenchResult("misses")
     for n, rss in marks:
         result.add(f"resident after {n:,} distinct misses", rss, "MiB", f"rss_mib_{n}")

@@ -14,7 +14,6 @@ import time
 from bench.report import BenchResult
 from mock_tools import RecordingStore, Response
 
-HOST = "127.0.0.1"
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}, "page": {"type": "integer"}}}
 
 

@@ -34,11 +34,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.procs import DEFAULT_SUITE
 from bench.report import BenchResult
 from sandbox.run import run_suite
 from sandbox.store import RunConfig, RunStore, read_trajectories
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "default"
+SUITE_DIR = DEFAULT_SUITE
 ROUNDS = 2
 
 

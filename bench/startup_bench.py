@@ -19,26 +19,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from pathlib import Path
 
+from bench.procs import ROOT, sandbox_command, wall
 from bench.report import BenchResult
 
-ROOT = Path(__file__).resolve().parents[1]
 GOAL_SECONDS = 0.4
 TOP_IMPORTS = 10
-
-
-def _sandbox() -> list[str]:
-    """The installed ``sandbox`` script beside this interpreter, else ``python -m sandbox.cli``."""
-    script = Path(sys.executable).with_name("sandbox")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sandbox.cli"]
-
-
-def _wall(argv: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
-    return time.perf_counter() - started
 
 
 def _import_times(argv: list[str]) -> list[tuple[str, float, float]]:
@@ -57,7 +43,7 @@ def _import_times(argv: list[str]) -> list[tuple[str, float, float]]:
 def run(quick: bool = False) -> BenchResult:
     result = BenchResult("startup")
     rounds = 5 if quick else 11
-    sandbox = _sandbox()
+    sandbox = sandbox_command()
     with tempfile.TemporaryDirectory() as tmp:
         commands = {
             "python_floor": [sys.executable, "-c", "pass"],
@@ -79,7 +65,7 @@ def run(quick: bool = False) -> BenchResult:
             subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
         for _ in range(rounds):
             for name, argv in commands.items():
-                times[name].append(_wall(argv))
+                times[name].append(wall(argv))
     median = {name: statistics.median(values) for name, values in times.items()}
     floor = median["python_floor"]
     result.figures["rounds"] = rounds

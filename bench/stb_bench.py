@@ -28,7 +28,9 @@ import httpx
 
 from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import HOST, Server
+from bench.procs import ROOT
 from bench.report import BenchResult
+from mock_tools import PROVENANCE_HEADER
 
 SIZES = (10, 10_000)
 CATEGORY, TOOL, API = "Data", "geo_lookup", "get_city"
@@ -69,10 +71,9 @@ def write_cache(folder: Path, n: int) -> Path:
 
 def import_cache(cache: Path, suite: Path, n: int) -> None:
     """``sandbox import stb-cache CACHE --out SUITE``; checks every entry became a recording."""
-    root = Path(__file__).resolve().parents[1]
     out = subprocess.run(
         [sys.executable, "-m", "sandbox", "import", "stb-cache", str(cache), "--out", str(suite)],
-        cwd=root,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
@@ -106,7 +107,7 @@ def _check(port: int, body: bytes, project: bool) -> None:
     answer = r.json()
     if r.status_code != 200 or answer.get("error") or not answer.get("response"):
         raise RuntimeError(f"not a cached answer: {r.status_code} {r.text[:200]}")
-    if project and r.headers.get("x-sandbox-provenance") != "hit":
+    if project and r.headers.get(PROVENANCE_HEADER) != "hit":
         raise RuntimeError(f"the project did not answer from its recordings: {r.text[:200]}")
 
 

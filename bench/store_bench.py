@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
-from typing import Any
 
+from bench.procs import child_json
 from bench.report import BenchResult
 
 TOOL = textwrap.dedent(
@@ -140,15 +138,6 @@ def _write_suite(root: Path, n: int) -> Path:
     return root
 
 
-def _child(code: str, *args: object) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"store benchmark child failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def _clear_cache(root: Path) -> None:
     for f in (root / ".cache").glob("*.idx"):
         f.unlink()
@@ -164,12 +153,14 @@ def run(quick: bool) -> BenchResult:
         colds: list[float] = []
         for _ in range(2 if quick else 3):  # the best cold build of a few (the box is shared)
             _clear_cache(dirs[largest])
-            colds.append(_child(_CHILD, dirs[largest], 0)["ready"])
+            colds.append(child_json(_CHILD, dirs[largest], 0)["ready"])
         opened: dict[int, float] = {}
         for n in sizes:
             if n != largest:
-                _child(_CHILD, dirs[n], 0)  # build its index
-            warm = [_child(_CHILD, dirs[n], 20_000) for _ in range(rounds if n == largest else 1)]
+                child_json(_CHILD, dirs[n], 0)  # build its index
+            warm = [
+                child_json(_CHILD, dirs[n], 20_000) for _ in range(rounds if n == largest else 1)
+            ]
             opened[n] = warm[0]["opened"]
             result.add(f"resident after open, {n:,}", opened[n] / n, "B/rec", f"rss_open_{n}")
             touched = warm[0]["touched"] / n
@@ -189,7 +180,7 @@ def run(quick: bool) -> BenchResult:
         )
         result.add(f"ready to serve {largest:,}, cold (best)", min(colds), "s", "ready_cold_best")
         result.add(f"ready to serve {largest:,}, warm open", ready, "s", "ready_warm")
-        rates = _child(_LOOKUPS, dirs[small], dirs[largest], 10_000, 9 if quick else 21)
+        rates = child_json(_LOOKUPS, dirs[small], dirs[largest], 10_000, 9 if quick else 21)
     big = f"{largest // 1000:,}k"
     for kind in ("same", "spread"):
         result.add(f"lookups/s, {kind} keys, 1k", rates[f"{kind}_small"], "/s", f"{kind}_1k")

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.procs import DEFAULT_SUITE
 from bench.report import BenchResult
 from sandbox.eval.evaluate import evaluate_run
 from sandbox.eval.report import write_report
@@ -34,7 +35,7 @@ from sandbox.store import RunConfig, RunStore, read_trajectories
 from sandbox.view.catalog import Catalog
 from sandbox.view.viewer import Viewer
 
-SUITE_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "default"
+SUITE_DIR = DEFAULT_SUITE
 SMALL_COPIES = 20
 
 
