@@ -20,5 +20,7 @@ def load_yaml(text: str) -> Any:
 
 
 def dump_yaml_text(data: Any, **options: Any) -> str:
-    """``data`` as YAML text (safe tags only); ``options`` as for ``yaml.dump``."""
-    return yaml.dump(data, Dumper=SafeDumper, **options)
+    """``data`` as YAML text as the project writes it (safe tags only, keys in their order,
+    Unicode as is, lines of 100 columns); ``options`` as for ``yaml.dump`` override those."""
+    chosen = {"sort_keys": False, "allow_unicode": True, "width": 100, **options}
+    return yaml.dump(data, Dumper=SafeDumper, **chosen)

@@ -32,7 +32,8 @@ from sandbox.eval.probe import ProbeOracle, ProbeReport, build_probes, run_probe
 from sandbox.eval.reason_score import thought_similarity
 from sandbox.models import build_models, resolve_model
 from sandbox.models.remote import RemoteModels
-from sandbox.store.config import DEFAULT_SUITE, RunConfig
+from sandbox.store.config import RunConfig
+from sandbox.store.defaults import DEFAULT_SUITE
 from sandbox.tool_envs import open_tool_envs
 
 __all__ = ["probe_suite", "register"]

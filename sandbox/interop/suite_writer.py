@@ -28,7 +28,7 @@ def file_slug(name: str) -> str:
 
 def dump_yaml(data: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = dump_yaml_text(data, sort_keys=False, allow_unicode=True, width=100)
+    text = dump_yaml_text(data)
     path.write_text(text, encoding="utf-8")
 
 

@@ -40,11 +40,6 @@ from sandbox.store.defaults import (
 from sandbox.store.redact import redact
 
 __all__ = [
-    "DEFAULT_AGENT",
-    "DEFAULT_CONCURRENCY",
-    "DEFAULT_MODEL",
-    "DEFAULT_OUT",
-    "DEFAULT_SUITE",
     "RUN_ID",
     "RunConfig",
     "TaskSettings",

@@ -223,7 +223,7 @@ def _docs(file: Path) -> list[Any]:
 def _write_yaml(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    text = dump_yaml_text(data, sort_keys=False, allow_unicode=True, width=100)
+    text = dump_yaml_text(data)
     with tmp.open("w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
