@@ -176,6 +176,10 @@ def fingerprint(root: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
+_SUITE_PARTS = ("suite.yaml", "tools", "tasks", "recordings")
+"""What a suite's fingerprint covers."""
+
+
 def _files(root: Path) -> list[Path]:
     """Every file under ``root``, through symlinked folders too (a suite may link its
     recordings from elsewhere), each real folder once (a link back up is not a loop)."""
@@ -187,13 +191,15 @@ def _files(root: Path) -> list[Path]:
             dirs.clear()
             continue
         seen.add(real)
+        if folder == str(root):  # only the suite's own folders (not .cache, runs, overlays)
+            dirs[:] = [d for d in dirs if d in _SUITE_PARTS]
         found.extend(Path(folder, name) for name in files if os.path.isfile(Path(folder, name)))
     return found
 
 
 def _is_suite_file(root: Path, p: Path) -> bool:
     rel = p.relative_to(root).parts
-    return rel[0] in ("suite.yaml", "tools", "tasks", "recordings") and "__pycache__" not in rel
+    return rel[0] in _SUITE_PARTS and "__pycache__" not in rel
 
 
 def _yaml(f: Path) -> Any:
