@@ -20,17 +20,15 @@ if TYPE_CHECKING:
     from mock_tools.client import IN_PROCESS_BASE_URL, in_process_client
     from mock_tools.errors import MockToolsError, SuiteError
     from mock_tools.faults import FaultPlan, decide_fault
-    from mock_tools.http_app import (
+    from mock_tools.headers import (
         FAULTS_HEADER,
         OCCURRENCE_HEADER,
         PROVENANCE_HEADER,
         RECORDINGS_HEADER,
         SCENARIO_HEADER,
         SESSION_HEADER,
-        create_app,
-        header_value,
-        http_app,
     )
+    from mock_tools.http_app import create_app, header_value, http_app
     from mock_tools.miss import (
         MISS_POLICIES,
         ErrorPolicy,
@@ -72,7 +70,7 @@ _EXPORTS: dict[str, str] = {
     "CallContext": "mock_tools.service",
     "Check": "mock_tools.models",
     "ErrorPolicy": "mock_tools.miss",
-    "FAULTS_HEADER": "mock_tools.http_app",
+    "FAULTS_HEADER": "mock_tools.headers",
     "FaultConfig": "mock_tools.models",
     "FaultKind": "mock_tools.models",
     "FaultPlan": "mock_tools.faults",
@@ -85,18 +83,18 @@ _EXPORTS: dict[str, str] = {
     "MockToolsError": "mock_tools.errors",
     "NameResolver": "mock_tools.names",
     "NearestPolicy": "mock_tools.miss",
-    "OCCURRENCE_HEADER": "mock_tools.http_app",
+    "OCCURRENCE_HEADER": "mock_tools.headers",
     "OccurrenceCounter": "mock_tools.store",
     "Outcome": "mock_tools.service",
-    "PROVENANCE_HEADER": "mock_tools.http_app",
-    "RECORDINGS_HEADER": "mock_tools.http_app",
+    "PROVENANCE_HEADER": "mock_tools.headers",
+    "RECORDINGS_HEADER": "mock_tools.headers",
     "Recording": "mock_tools.models",
     "RecordingStore": "mock_tools.store",
     "RecordingWriter": "mock_tools.store",
     "Rejected": "mock_tools.service",
     "Response": "mock_tools.models",
-    "SCENARIO_HEADER": "mock_tools.http_app",
-    "SESSION_HEADER": "mock_tools.http_app",
+    "SCENARIO_HEADER": "mock_tools.headers",
+    "SESSION_HEADER": "mock_tools.headers",
     "SimulatePolicy": "mock_tools.miss",
     "Simulator": "mock_tools.miss",
     "Suite": "mock_tools.suite",

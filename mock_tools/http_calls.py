@@ -11,7 +11,7 @@ the recording's slot (tool, api, canonical key, recordings scope, occurrence), n
 identity. Their OpenAPI documentation is ``call_docs()`` (FastAPI does not document these routes
 itself). Every status code and body is the one ``mock_tools.http_app`` describes.
 
-Imports the service, render and json_body modules, and Starlette's ``Route``.
+Imports the service, render, headers and json_body modules, and Starlette's ``Route``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,14 @@ from urllib.parse import unquote
 
 from starlette.routing import Route
 
+from mock_tools.headers import (
+    FAULTS_HEADER,
+    OCCURRENCE_HEADER,
+    PROVENANCE_HEADER,
+    RECORDINGS_HEADER,
+    SCENARIO_HEADER,
+    SESSION_HEADER,
+)
 from mock_tools.json_body import Disconnected, check_content_type, decode_json, read_body
 from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
 from mock_tools.service import Call, CallContext, MockToolService, Outcome, Rejected, remember
@@ -38,13 +46,6 @@ __all__ = [
     "call_docs",
     "call_routes",
 ]
-
-PROVENANCE_HEADER = "X-Sandbox-Provenance"
-OCCURRENCE_HEADER = "X-Sandbox-Occurrence"
-SCENARIO_HEADER = "X-Sandbox-Scenario"
-SESSION_HEADER = "X-Sandbox-Session"
-FAULTS_HEADER = "X-Sandbox-Faults"
-RECORDINGS_HEADER = "X-Sandbox-Recordings"
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

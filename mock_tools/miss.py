@@ -35,6 +35,7 @@ from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
 from mock_tools.errors import MockToolsError
+from mock_tools.headers import PROVENANCE_HEADER
 from mock_tools.models import Response, Source, ToolSpec
 from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
 from mock_tools.store import RecordingStore
@@ -62,7 +63,6 @@ __all__ = [
 ]
 
 DEFAULT_NEAREST_THRESHOLD = 90.0
-PROVENANCE_HEADER = "X-Sandbox-Provenance"
 
 Simulator = Callable[[str, str, dict[str, Any]], "Response | dict[str, Any] | Awaitable[Any]"]
 
