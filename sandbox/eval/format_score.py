@@ -30,7 +30,6 @@ A turn of kind ``invalid`` (no usable call, format error) is not well-formed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -39,7 +38,7 @@ from jsonschema import validators
 
 from agents.toolenv import FINISH, FINISH_FUNCTION
 from agents.trajectory import Node, StepCall
-from mock_tools.canonical import canonical_args
+from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.names import NameResolver
 from sandbox.eval.actions import ApiKey, Apis, resolve_call
 from sandbox.eval.measure import Measure, ratio
@@ -72,7 +71,7 @@ class SchemaValidators:
     def errors(self, key: ApiKey | None, args: dict[str, Any]) -> list[str]:
         """Schema violations of canonicalised ``args`` (``key`` None = the Finish function)."""
         try:
-            seen = (key, json.dumps(args, sort_keys=True))
+            seen = (key, dumps_canonical(args))
         except (TypeError, ValueError):  # not JSON (a test's hand-built call): just check it
             return self._check(key, args)
         if seen not in self._seen:
