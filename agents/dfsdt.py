@@ -22,8 +22,12 @@ details, each setting with ToolBench's value, and the depth mapping):
 - No answer: ``agents.outcome`` picks the chosen path; the status is ``gave_up`` when the search
   ran out of tree, ``budget_exhausted`` when a budget stopped it, ``error`` when a model failure
   stopped it (``on_model_error = "stop"``, the default).
-Imports the shared step (``agents.step``) and the agents' records; never ``sandbox`` or
-``mock_tools``.
+
+Every child is one ``agents.chain.chain_step`` with this agent as its hooks, so a child's branch
+ends where a ReAct chain would (``ends_chain``: answer, give-up, depth limit; a stop or failed
+model call), and a subclass's ``before_model_call``, ``after_observation`` and ``ends_chain`` act
+in the tree as in a chain. What follows a dead end (how far to climb) is the walk's own. Imports
+the chain step and the agents' records; never ``sandbox`` or ``mock_tools``.
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ from pydantic import Field
 
 from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
+from agents.chain import ChainHooks, chain_step
 from agents.depth import DEFAULT_MAX_DEPTH
 from agents.finish import ANSWER_OBSERVATION, GIVE_UP_OBSERVATION
 from agents.model import Model
 from agents.options import AgentOptions, ModelErrorPolicy
-from agents.outcome import fallback_outcome
+from agents.outcome import ChainEnd, episode_end, fallback_end
 from agents.prompts import diversity_prompt
 from agents.step import Episode, Stop
 from agents.toolenv import FINISH, GIVE_ANSWER, ToolEnv
@@ -93,13 +98,16 @@ def first_action(node: Node, children: Callable[[int], list[Node]]) -> dict[str,
 class _Search:
     """The state of one DFSDT search over an ``Episode``."""
 
-    def __init__(self, episode: Episode, options: DFSDTOptions, *, max_depth: int):
+    def __init__(
+        self, episode: Episode, options: DFSDTOptions, hooks: ChainHooks, *, max_depth: int
+    ):
         self.ep = episode
         self.opts = options
+        self.hooks = hooks
         self.max_depth = max_depth
         self.children: dict[int, list[int]] = {ROOT: []}
         """The search tree: each node's children in the order they were made."""
-        self.answer: Node | None = None
+        self.answer: ChainEnd | None = None
         self.stop: Stop | None = None
         self.give_ups = 0
         self.depth_limited = 0
@@ -129,36 +137,45 @@ class _Search:
 
     async def expand(self, parent: int | None) -> int:
         """Generate and search up to ``width`` children of ``parent``; return levels to climb."""
+        parent_node = self.ep.trajectory.node(parent) if parent is not None else None
         for _ in range(self.opts.width):
-            prompt = self._diversity_prompt(parent)
-            result = await self.ep.step(parent, diversity_prompt=prompt)
-            child = result.node
+            child, end = await chain_step(
+                self.ep,
+                parent_node,
+                self.hooks,
+                max_depth=self.max_depth,
+                diversity_prompt=self._diversity_prompt(parent),
+            )
             if child is not None:
                 self.children.setdefault(_key(parent), []).append(child.id)
-            if result.stop is not None:
-                if child is None or child.kind != "error" or self.opts.on_model_error != "prune":
-                    self.stop = result.stop
-                    return 0
-                self.model_errors += 1  # ToolBench prunes the failed branch and goes on
-                climb = 1
+            if end is not None:
+                climb = self._dead_end(end)
             else:
                 assert child is not None
-                if child.kind == "finish":
-                    self.answer = child
-                    return 0
-                if child.kind == "give_up":
-                    self.give_ups += 1
-                    climb = self.opts.give_up_backtrack
-                elif self.ep.level(child) >= self.max_depth:
-                    self.depth_limited += 1
-                    climb = self.opts.depth_cut_backtrack
-                else:
-                    climb = await self.expand(child.id)
-                    if self.halted:
-                        return 0
+                climb = await self.expand(child.id)
+            if self.halted:
+                return 0
             if climb > 1:
                 return climb - 1
         return 1
+
+    def _dead_end(self, end: ChainEnd) -> int:
+        """Levels to climb after a child that ended its branch (it halts the search on an
+        answer or a stop)."""
+        if end.outcome == "answered":
+            self.answer = end
+            return 0
+        if end.outcome == "gave_up":
+            self.give_ups += 1
+            return self.opts.give_up_backtrack
+        if end.outcome == "depth_limit":
+            self.depth_limited += 1
+            return self.opts.depth_cut_backtrack
+        if end.outcome == "model_error" and self.opts.on_model_error == "prune":
+            self.model_errors += 1  # ToolBench prunes the failed branch and goes on
+            return 1
+        self.stop = end.stop
+        return 0
 
 
 def _key(node_id: int | None) -> int:
@@ -185,7 +202,7 @@ class DFSDTOptions(AgentOptions):
     )
 
 
-class DFSDTAgent(BaseAgent[DFSDTOptions]):
+class DFSDTAgent(ChainHooks, BaseAgent[DFSDTOptions]):
     """Depth-first search-based decision tree, ToolBench semantics.
 
     The depth limit is the budget's ``max_depth`` (``DEFAULT_MAX_DEPTH`` of the depth unit when
@@ -209,9 +226,14 @@ class DFSDTAgent(BaseAgent[DFSDTOptions]):
         )
         opts = self.options
         depth_limit = budget.max_depth or DEFAULT_MAX_DEPTH[opts.depth_unit]
-        search = _Search(ep, opts, max_depth=depth_limit)
+        search = _Search(ep, opts, self, max_depth=depth_limit)
         await search.expand(None)
-
+        if search.answer is not None:
+            end = episode_end(ep.trajectory, search.answer)
+        elif search.stop is not None:
+            end = fallback_end(ep.trajectory, search.stop.status, search.stop.reason)
+        else:
+            end = fallback_end(ep.trajectory, Status.gave_up, "tree_exhausted")
         nodes = ep.trajectory.nodes
         tree: dict[str, Any] = {
             "nodes": len(nodes),
@@ -223,30 +245,6 @@ class DFSDTAgent(BaseAgent[DFSDTOptions]):
             "max_depth": max((ep.level(n) for n in nodes), default=0),
             "width": opts.width,
             "depth_limit": depth_limit,
+            "end": end.tree_end,
         }
-        if search.answer is not None:
-            answer = search.answer
-            assert answer.finish is not None
-            tree["end"] = "answer_found"
-            path = [n.id for n in ep.path(answer.id)]
-            return ep.end(
-                Status.answered,
-                "answered",
-                chosen_path=path,
-                final_answer=answer.finish.final_answer,
-                tree=tree,
-            )
-        path, final = fallback_outcome(ep.trajectory)
-        if search.stop is not None:
-            tree["end"] = "budget" if search.stop.status is Status.budget_exhausted else "error"
-            return ep.end(
-                search.stop.status,
-                search.stop.reason,
-                chosen_path=path,
-                final_answer=final,
-                tree=tree,
-            )
-        tree["end"] = "tree_exhausted"
-        return ep.end(
-            Status.gave_up, "tree_exhausted", chosen_path=path, final_answer=final, tree=tree
-        )
+        return ep.close(end, tree=tree)

@@ -10,8 +10,10 @@ A chain ends on Finish (the episode is answered), on a give-up or on the depth l
 chain starts), or on budget exhaustion (the episode ends). A model failure ends the episode, or,
 with ``on_model_error = "prune"``, only its chain (ToolBench's ``CoT@N``: a failed call ends that
 try). With N chains spent and no answer the status is ``gave_up`` (``end_reason =
-"chains_exhausted"``) and the chosen path follows ``agents.outcome``.
-Imports ``agents.react`` and the shared step; never ``sandbox`` or ``mock_tools``.
+"chains_exhausted"``) and the chosen path follows ``agents.outcome``; a stop keeps that chosen
+path without a final answer. Each chain is ``agents.chain.run_chain`` with this agent as its
+hooks, as in ReAct. Imports the chain loop and the agents' records; never ``sandbox`` or
+``mock_tools``.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from pydantic import Field
 
 from agents.agent import BaseAgent, EpisodeMeta
 from agents.budget import Budget
+from agents.chain import ChainHooks, run_chain
 from agents.model import Model
 from agents.options import AgentOptions, ModelErrorPolicy
-from agents.outcome import fallback_outcome
-from agents.react import run_chain
-from agents.step import Episode
+from agents.outcome import ChainEnd, episode_end, fallback_end, fallback_path
+from agents.step import Episode, EpisodeEnd
 from agents.toolenv import ToolEnv
 from agents.trajectory import Status, Trajectory
 
@@ -39,7 +41,7 @@ class ReActAtNOptions(AgentOptions):
     )
 
 
-class ReActAtN(BaseAgent[ReActAtNOptions]):
+class ReActAtN(ChainHooks, BaseAgent[ReActAtNOptions]):
     """Up to N ReAct chains (``react@4`` in a run's config)."""
 
     name = "react@n"
@@ -58,44 +60,26 @@ class ReActAtN(BaseAgent[ReActAtNOptions]):
             self.name, self.options, model=model, env=env, query=query, budget=budget, meta=episode
         )
         chain_ends: list[str] = []
-        for _ in range(self.options.n):
-            end = await run_chain(ep, max_depth=budget.max_depth)
-            chain_ends.append(end.outcome)
-            tree = {
-                "chains": len(chain_ends),
-                "chain_ends": chain_ends,
-                "nodes": len(ep.trajectory.nodes),
-            }
-            if end.outcome == "answered":
-                assert end.last is not None and end.last.finish is not None
-                tree["end"] = "answer_found"
-                return ep.end(
-                    Status.answered,
-                    "answered",
-                    chosen_path=[n.id for n in ep.path(end.last.id)],
-                    final_answer=end.last.finish.final_answer,
-                    tree=tree,
-                )
-            prune = end.outcome == "model_error" and self.options.on_model_error == "prune"
-            if end.stop is not None and not prune:
-                tree["end"] = "budget" if end.stop.status is Status.budget_exhausted else "error"
-                return ep.end(
-                    end.stop.status,
-                    end.stop.reason,
-                    chosen_path=fallback_outcome(ep.trajectory)[0],
-                    tree=tree,
-                )
-        path, final = fallback_outcome(ep.trajectory)
+        end: EpisodeEnd | None = None
+        while end is None and len(chain_ends) < self.options.n:
+            chain = await run_chain(ep, max_depth=budget.max_depth, hooks=self)
+            chain_ends.append(chain.outcome)
+            end = self._verdict(ep.trajectory, chain)
+        if end is None:
+            end = fallback_end(ep.trajectory, Status.gave_up, "chains_exhausted")
         tree = {
             "chains": len(chain_ends),
             "chain_ends": chain_ends,
             "nodes": len(ep.trajectory.nodes),
-            "end": "tree_exhausted",
+            "end": end.tree_end,
         }
-        return ep.end(
-            Status.gave_up,
-            "chains_exhausted",
-            chosen_path=path,
-            final_answer=final,
-            tree=tree,
-        )
+        return ep.close(end, tree=tree)
+
+    def _verdict(self, trajectory: Trajectory, chain: ChainEnd) -> EpisodeEnd | None:
+        """The episode's end after ``chain``, or ``None`` when the next chain starts."""
+        if chain.outcome == "answered":
+            return episode_end(trajectory, chain)
+        prune = chain.outcome == "model_error" and self.options.on_model_error == "prune"
+        if chain.stop is None or prune:
+            return None
+        return EpisodeEnd(chain.stop.status, chain.stop.reason, fallback_path(trajectory))

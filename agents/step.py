@@ -45,7 +45,7 @@ from agents.budget import Budget
 from agents.depth import node_levels
 from agents.errors import ModelError, ReplayDivergence, ToolEnvError
 from agents.finish import read_finish
-from agents.model import Message, Model, Turn
+from agents.model import Message, Model, ToolCall, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
 from agents.prompts import DEFAULT_SYSTEM_PROMPT, error_observation, format_feedback
 from agents.toolenv import (
@@ -80,6 +80,27 @@ class Stop:
 
     status: Status
     reason: str
+
+
+@dataclass(frozen=True)
+class EpisodeEnd:
+    """How an episode ends: what its trajectory records (``agents.outcome`` builds one)."""
+
+    status: Status
+    reason: str
+    """The trajectory's ``end_reason``."""
+    chosen_path: list[int]
+    final_answer: str | None = None
+
+    @property
+    def tree_end(self) -> str:
+        """The ``end`` a search records in ``trajectory.tree``: ``answer_found``, ``budget``,
+        ``error`` or (gave up) ``tree_exhausted``."""
+        if self.status is Status.answered:
+            return "answer_found"
+        if self.status is Status.gave_up:
+            return "tree_exhausted"
+        return "budget" if self.status is Status.budget_exhausted else "error"
 
 
 @dataclass(frozen=True)
@@ -127,6 +148,37 @@ def _invalid_observation(message: str, content: str | None = None) -> Observatio
     )
 
 
+def _unusable_finish(tc: ToolCall, observation: str) -> tuple[StepCall, str]:
+    """A ``Finish`` call ToolBench cannot read, answered with its text; and the problem."""
+    reason = f"unusable {FINISH} call: {observation}"
+    answered = StepCall(
+        id=tc.id,
+        name=tc.name,
+        arguments=tc.arguments,
+        observation=_invalid_observation(reason, observation),
+    )
+    return answered, reason
+
+
+def _prepare_call(
+    tc: ToolCall, names: list[str], rule: DispatchRule
+) -> tuple[StepCall, str | None]:
+    """A call other than ``Finish``, dispatched by ``rule``: ready to send, or already answered
+    with an error observation; and the problem when its name reaches no function."""
+    call = StepCall(id=tc.id, name=tc.name, arguments=tc.arguments)
+    target = dispatch(tc.name, names, rule)
+    if target is None:
+        call.hallucinated = True
+        call.observation = no_such_function(tc.name)
+        return call, f"unknown function {tc.name!r}"
+    call.function = target
+    try:
+        call.args = tc.parsed_args()
+    except ValueError as e:
+        call.observation = _invalid_observation(f"invalid arguments for {tc.name}: {e}")
+    return call, None
+
+
 def interpret_turn(
     turn: Turn, function_names: Collection[str], rule: DispatchRule = "exact"
 ) -> Interpretation:
@@ -149,38 +201,21 @@ def interpret_turn(
     problems: list[str] = []
     calls: list[StepCall] = []
     for tc in turn.tool_calls:
-        if tc.name == FINISH:
+        problem: str | None
+        if tc.name != FINISH:
+            call, problem = _prepare_call(tc, names, rule)
+        else:
             reading = read_finish(tc.arguments)
             if reading.outcome != "error":
-                if finish is None:
+                if finish is None:  # only the first usable Finish counts
                     assert reading.return_type is not None
                     finish = FinishCall(
                         return_type=reading.return_type, final_answer=reading.final_answer
                     )
                 continue
-            reason = f"unusable {FINISH} call: {reading.observation}"
-            problems.append(reason)
-            calls.append(
-                StepCall(
-                    id=tc.id,
-                    name=tc.name,
-                    arguments=tc.arguments,
-                    observation=_invalid_observation(reason, reading.observation),
-                )
-            )
-            continue
-        call = StepCall(id=tc.id, name=tc.name, arguments=tc.arguments)
-        target = dispatch(tc.name, names, rule)
-        if target is None:
-            problems.append(f"unknown function {tc.name!r}")
-            call.hallucinated = True
-            call.observation = no_such_function(tc.name)
-        else:
-            call.function = target
-            try:
-                call.args = tc.parsed_args()
-            except ValueError as e:
-                call.observation = _invalid_observation(f"invalid arguments for {tc.name}: {e}")
+            call, problem = _unusable_finish(tc, reading.observation)
+        if problem is not None:
+            problems.append(problem)
         calls.append(call)
 
     if finish is not None:
@@ -320,7 +355,15 @@ class Episode:
                 raise _DeadlineReached from e
             raise
 
-    def _add(self, node: Node) -> Node:
+    def _add(self, parent: int | None, **fields: Any) -> Node:
+        """Record a new node under ``parent`` (its id and depth follow from the tree)."""
+        path = self.path(parent)
+        node = Node(
+            id=len(self.trajectory.nodes),
+            parent=parent,
+            depth=(path[-1].depth if path else 0) + 1,
+            **fields,
+        )
         self.trajectory.nodes.append(node)
         return node
 
@@ -329,10 +372,25 @@ class Episode:
         blocked = self.accountant.model_call_blocked()
         if blocked:
             return StepResult(None, Stop(Status.budget_exhausted, f"budget:{blocked}"))
-        path = self.path(parent)
+        reply = await self._ask(parent, diversity_prompt)
+        if isinstance(reply, StepResult):
+            return reply
+        self.accountant.add_model_call(reply.usage, retries=reply.retries)
+        node = self._record_turn(reply, parent, diversity_prompt)
+        if node.kind == "invalid":
+            reason = node.format_error or "no usable function call"
+            if all(c.observation is None for c in node.calls):
+                node.feedback = format_feedback(reason, self.function_names)
+            self.trajectory.errors.append(ErrorRecord(kind="agent", message=reason, node=node.id))
+            return StepResult(node)
+        if node.kind == "thought":
+            return StepResult(node)
+        stop = await self._run_calls(node)
+        return StepResult(node, stop)
+
+    async def _ask(self, parent: int | None, diversity_prompt: str | None) -> Turn | StepResult:
+        """The model's turn after ``parent``; or, when the call failed, the step's result."""
         messages = self.request_messages(parent, diversity_prompt)
-        node_id = len(self.trajectory.nodes)
-        depth = (path[-1].depth if path else 0) + 1
         try:
             turn: Turn = await self._bounded(self.model.complete(messages, self.functions))
         except _DeadlineReached:
@@ -345,50 +403,31 @@ class Episode:
         except ModelError as e:
             self.accountant.add_model_call(Turn().usage, retries=max(0, e.attempts - 1))
             node = self._add(
-                Node(
-                    id=node_id,
-                    parent=parent,
-                    depth=depth,
-                    kind="error",
-                    diversity_prompt=diversity_prompt,
-                    error=f"{e.kind}: {e}",
-                )
+                parent, kind="error", diversity_prompt=diversity_prompt, error=f"{e.kind}: {e}"
             )
-            self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node_id))
+            self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node.id))
             return StepResult(node, Stop(Status.error, f"model_error:{e.kind}"))
-        self.accountant.add_model_call(turn.usage, retries=turn.retries)
+        return turn
 
+    def _record_turn(self, turn: Turn, parent: int | None, diversity_prompt: str | None) -> Node:
+        """The turn as a node: interpreted, its error observations cut, not yet executed."""
         plan = interpret_turn(turn, self.function_names, self.dispatch_rule)
         for call in plan.calls:
             if call.observation is not None:
                 call.observation = truncate_observation(
                     call.observation, self.max_observation_chars
                 )
-        node = self._add(
-            Node(
-                id=node_id,
-                parent=parent,
-                depth=depth,
-                kind=plan.kind,
-                content=turn.content,
-                calls=plan.calls,
-                finish=plan.finish,
-                format_error=plan.format_error,
-                diversity_prompt=diversity_prompt,
-                usage=turn.usage,
-                latency_ms=turn.latency_ms,
-            )
+        return self._add(
+            parent,
+            kind=plan.kind,
+            content=turn.content,
+            calls=plan.calls,
+            finish=plan.finish,
+            format_error=plan.format_error,
+            diversity_prompt=diversity_prompt,
+            usage=turn.usage,
+            latency_ms=turn.latency_ms,
         )
-        if plan.kind == "invalid":
-            reason = plan.format_error or "no usable function call"
-            if all(c.observation is None for c in node.calls):
-                node.feedback = format_feedback(reason, self.function_names)
-            self.trajectory.errors.append(ErrorRecord(kind="agent", message=reason, node=node_id))
-            return StepResult(node)
-        if plan.kind == "thought":
-            return StepResult(node)
-        stop = await self._run_calls(node)
-        return StepResult(node, stop)
 
     async def _run_calls(self, node: Node) -> Stop | None:
         for call in node.calls:
@@ -424,6 +463,16 @@ class Episode:
         return None
 
     # -- the end ------------------------------------------------------------------------------
+
+    def close(self, end: EpisodeEnd, *, tree: dict[str, Any] | None = None) -> Trajectory:
+        """Close the episode as ``end`` says (and record the search's ``tree``)."""
+        return self.end(
+            end.status,
+            end.reason,
+            chosen_path=end.chosen_path,
+            final_answer=end.final_answer,
+            tree=tree,
+        )
 
     def end(
         self,
