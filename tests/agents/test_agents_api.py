@@ -10,9 +10,14 @@ EXPECTED = {
     "AgentOptions",
     "BaseAgent",
     "Budget",
+    "ChainEnd",
+    "ChainHooks",
     "DFSDTAgent",
+    "Episode",
+    "EpisodeEnd",
     "EpisodeMeta",
     "Model",
+    "Node",
     "Observation",
     "ReActAgent",
     "ReActAtN",
@@ -24,8 +29,12 @@ EXPECTED = {
     "Turn",
     "Usage",
     "build_agent",
+    "episode_end",
+    "fallback_end",
     "register_strategy",
     "resolve_strategy",
+    "run_chain",
+    "successful_observations",
 }
 
 
