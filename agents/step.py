@@ -5,7 +5,9 @@ functions offered, the env's dispatch rule, the depth unit). ``Episode.step(pare
 tree by one node under ``parent`` (``None`` for a root-level node) and says whether the episode
 must stop. The request it sends is exactly ``messages_for(prompt, path_to(parent))``, plus the
 DFSDT diversity prompt for that one request when given, so a replay model can rebuild every
-request from the trajectory.
+request from the trajectory. ``Episode.close(end)`` records how the episode ended (an
+``EpisodeEnd``: status, end reason, chosen path, final answer; ``agents.outcome`` builds it).
+Strategies call the step through the chain loop (``agents.chain``).
 
 Turn interpretation (``interpret_turn``, pure), following ToolBench's harness:
 
@@ -483,7 +485,8 @@ class Episode:
         final_answer: str | None = None,
         tree: dict[str, Any] | None = None,
     ) -> Trajectory:
-        """Close the episode and return its trajectory."""
+        """Close the episode with these fields and return its trajectory (``close`` takes them
+        as one ``EpisodeEnd``)."""
         t = self.trajectory
         t.status = status
         t.end_reason = reason

@@ -37,6 +37,7 @@ from agents.chain import run_chain
 from agents.errors import ModelError
 from agents.model import Turn
 from agents.step import Stop
+from agents.strategies import STRATEGIES, build_agent, strategy_entry
 from agents.trajectory import Component
 
 META = EpisodeMeta(scenario_id="t", seed=1)
@@ -248,3 +249,11 @@ async def test_run_chain_without_hooks_is_react_s_chain_and_close_records_the_en
         "42",
     )
     assert t.tree == {"own": 1} and t.ended_at is not None
+
+
+async def test_first_hit_registers_with_react_s_options() -> None:
+    with STRATEGIES.registered("first-hit", strategy_entry(FirstHit)):
+        agent = build_agent("first-hit", max_observation_chars=9)
+    assert isinstance(agent, FirstHit) and agent.params["max_observation_chars"] == 9
+    t = await run(agent, ScriptedModel([call("search")]))
+    assert t.final_answer == text("found")[:9] + "..." and t.agent.name == "first-hit"
