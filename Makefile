@@ -15,7 +15,7 @@ ARGS ?=
 
 RUNS ?= runs
 
-.PHONY: setup test lint format run compare replay eval serve view leaderboard validate bench replays clean
+.PHONY: setup test lint format docs run compare replay eval serve view leaderboard validate bench replays clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,10 @@ lint: setup
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The generated tables of docs/cli.md (flags, settings, defaults), made from the settings models.
+docs: setup
+	$(BIN)/python -m sandbox.commands.docs
 
 run: setup
 	$(BIN)/sandbox run --suite $(SUITE) --agent $(AGENT) --model $(MODEL) --seed $(SEED) $(ARGS)

@@ -12,11 +12,20 @@ DEFAULT_MAX_MODEL_CALLS = 200
 
 
 class Budget(BaseModel):
-    max_model_calls: int | None = Field(default=DEFAULT_MAX_MODEL_CALLS, ge=1)
-    max_tool_calls: int | None = Field(default=None, ge=0)
+    """The limits of one episode (None: no limit)."""
+
+    max_model_calls: int | None = Field(
+        default=DEFAULT_MAX_MODEL_CALLS, ge=1, description="Model calls (ToolBench's limit)."
+    )
+    max_tool_calls: int | None = Field(default=None, ge=0, description="Tool calls.")
     max_tokens: int | None = Field(default=None, ge=1, description="Prompt + completion tokens.")
-    max_seconds: float | None = Field(default=None, gt=0)
-    max_cost: float | None = Field(default=None, gt=0)
+    max_seconds: float | None = Field(default=None, gt=0, description="Wall-clock seconds.")
+    max_cost: float | None = Field(
+        default=None,
+        gt=0,
+        description="Model cost in USD, checked before each model call (the call that reaches "
+        "it is the last).",
+    )
     max_depth: int | None = Field(
         default=None,
         ge=1,

@@ -74,6 +74,8 @@ class StrategyEntry:
     options: type[AgentOptions]
     at_option: str | None = None
     """The option a name sets after ``@`` (``react@4`` sets ``n``), if any."""
+    summary: str = ""
+    """One line for ``--help`` and the docs (default: the first line of the class docstring)."""
 
     @property
     def spelling(self) -> str:
@@ -92,9 +94,11 @@ def strategy_entry(
     name: str | None = None,
     options: type[AgentOptions] | None = None,
     at_option: str | None = None,
+    summary: str | None = None,
 ) -> StrategyEntry:
     """The registry entry of ``cls``: ``name`` defaults to ``cls.name``, the options class to
-    ``cls.Options``. With ``at_option``, the name must end in ``@<option>`` (``react@n``)."""
+    ``cls.Options``, the summary to the docstring's first line. With ``at_option``, the name
+    must end in ``@<option>`` (``react@n``)."""
     entry_name = (name or cls.name).strip().lower()
     opts = options or cls.Options
     if not (isinstance(opts, type) and issubclass(opts, AgentOptions)):
@@ -104,7 +108,9 @@ def strategy_entry(
             raise ValueError(f"a strategy with at_option {at_option!r} is named '<name>@n'")
         if at_option not in opts.model_fields:
             raise ValueError(f"{opts.__name__} has no option {at_option!r}")
-    return StrategyEntry(entry_name, cls, opts, at_option)
+    if summary is None:
+        summary = (getattr(cls, "__doc__", None) or "").strip().split("\n", 1)[0]
+    return StrategyEntry(entry_name, cls, opts, at_option, summary.rstrip("."))
 
 
 def register_strategy(
@@ -113,10 +119,11 @@ def register_strategy(
     name: str | None = None,
     options: type[AgentOptions] | None = None,
     at_option: str | None = None,
+    summary: str | None = None,
     replace: bool = False,
 ) -> StrategyEntry:
     """Register ``cls`` (see ``strategy_entry``); ``STRATEGIES.registered`` does it for a block."""
-    entry = strategy_entry(cls, name=name, options=options, at_option=at_option)
+    entry = strategy_entry(cls, name=name, options=options, at_option=at_option, summary=summary)
     return STRATEGIES.register(entry.name, entry, replace=replace)
 
 
@@ -198,6 +205,6 @@ def build_agent(spec: str, **options: Any) -> Agent:
     return resolve_strategy(spec, options).build()
 
 
-register_strategy(ReActAgent)
-register_strategy(DFSDTAgent)
-register_strategy(ReActAtN, at_option="n")
+register_strategy(ReActAgent, summary="one chain, ToolBench's CoT/ReAct baseline")
+register_strategy(DFSDTAgent, summary="depth-first search over a tree of chains, ToolBench's DFSDT")
+register_strategy(ReActAtN, at_option="n", summary="up to N independent ReAct chains")

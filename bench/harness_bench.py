@@ -153,7 +153,7 @@ async def _episodes(
 ) -> _RunTiming:
     """Run every task once, as the runner's episodes do, but without a run folder."""
     spec = resolve_strategy(agent)
-    budget = RunConfig().budget()
+    budget = RunConfig().budget_for()
     clock = _Clock()
     limit = asyncio.Semaphore(concurrency)
     async with in_process_client(create_app(suite), timeout=60.0) as client:

@@ -85,7 +85,7 @@ def run(quick: bool = False) -> BenchResult:
         )
         rounds = 1 if quick else ROUNDS
         locals_ = [
-            run_suite(base.model_copy(update={"run_id": f"local{k}"}), show_progress=False)
+            run_suite(base.with_values({"output.run_id": f"local{k}"}), show_progress=False)
             for k in range(rounds)
         ]
         started = time.perf_counter()
@@ -101,7 +101,7 @@ def run(quick: bool = False) -> BenchResult:
         try:
             remotes = [
                 run_suite(
-                    base.model_copy(update={"run_id": f"ray{k}", "executor": "ray"}),
+                    base.with_values({"output.run_id": f"ray{k}", "executor.name": "ray"}),
                     show_progress=False,
                 )
                 for k in range(rounds)

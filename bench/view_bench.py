@@ -55,8 +55,8 @@ def large_run(base: Path, dest: Path, count: int) -> None:
     manifest = store.manifest
     manifest.run_id = dest.name
     manifest.episodes = [(trajs[i % len(trajs)].scenario_id, i // len(trajs)) for i in range(count)]
-    manifest.config = manifest.config.model_copy(
-        update={"trials": -(-count // len(trajs)), "run_id": dest.name}
+    manifest.config = manifest.config.with_values(
+        {"trials": -(-count // len(trajs)), "output.run_id": dest.name}
     )
     dest.mkdir(parents=True)
     RunStore(dest, manifest).write_manifest()

@@ -7,6 +7,7 @@ and no network is needed; the code imported is the copy's (PYTHONPATH).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -89,4 +90,4 @@ def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) ->
     assert "run folder: runs/" in out
     run = clone / out.split("run folder: ")[1].split()[0]
     assert (run / "manifest.json").is_file() and (run / "report.md").is_file()
-    assert '"agent": "dfsdt"' in (run / "manifest.json").read_text()
+    assert json.loads((run / "manifest.json").read_text())["config"]["agent"]["name"] == "dfsdt"

@@ -2,10 +2,12 @@
 
 Every field of every registered strategy's options class (``agents.strategies.STRATEGIES``) is a
 flag of the same name (``width`` -> ``--width``), typed from its annotation, its help naming the
-strategies that take it. ``-O KEY=VALUE`` reaches any option, those of strategies registered by
-the caller's own code included. Only the options given land in ``RunConfig.agent_options``; the
-strategy's options class validates them (an option the strategy does not take is an error that
-names the strategies that do).
+strategies that take it; its value goes to ``agent.options.<name>`` (``sandbox.commands.
+config_files`` merges it with a config file's). ``-O KEY=VALUE`` (the ``agent.options`` setting's
+own flag) reaches any option, those of strategies registered by the caller's own code included.
+Only the options given land in ``RunConfig.agent.options``; the strategy's options class
+validates them (an option the strategy does not take is an error that names the strategies
+that do).
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic.fields import FieldInfo
 
 from agents.strategies import STRATEGIES
-from sandbox.errors import ConfigError
 
-__all__ = ["add_agent_options", "agent_options_from_args"]
+__all__ = ["DEST", "add_agent_options", "agent_option_flags", "flag_metavar", "option_help"]
 
-_DEST = "agent_option__"
+DEST = "agent.options."
+"""Where an option's flag puts its value: its path in ``RunConfig``."""
 
 
 def _option_fields() -> dict[str, tuple[FieldInfo, list[str]]]:
@@ -50,6 +52,14 @@ def _flag_kwargs(field: FieldInfo) -> dict[str, Any]:
     return {"type": _value, "metavar": "JSON"}
 
 
+def flag_metavar(field: FieldInfo) -> str | None:
+    """What an option flag's value is called in the docs (None for a switch)."""
+    kwargs = _flag_kwargs(field)
+    if "choices" in kwargs:
+        return "|".join(kwargs["choices"])
+    return kwargs.get("metavar")
+
+
 def _value(text: str) -> Any:
     """A JSON value when the text is one, else the text."""
     try:
@@ -58,43 +68,34 @@ def _value(text: str) -> Any:
         return text
 
 
+def agent_option_flags() -> list[tuple[str, FieldInfo, list[str]]]:
+    """``(flag, field, strategies that take it)`` of every agent option."""
+    return [
+        ("--" + name.replace("_", "-"), field, owners)
+        for name, (field, owners) in _option_fields().items()
+    ]
+
+
+def option_help(field: FieldInfo, owners: list[str], name: str) -> str:
+    """What an option's flag does, and the strategies that take it."""
+    about = (field.description or name.replace("_", " ")).rstrip(".")
+    return f"{about} ({', '.join(owners)})"
+
+
 def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """A flag per option of the registered strategies (one not taken by another flag)."""
     group = parser.add_argument_group(
         "agent options", "options of the strategies (each flag names the agents that take it)"
     )
     taken = {s for action in parser._actions for s in action.option_strings}  # noqa: SLF001
-    for name, (field, owners) in _option_fields().items():
-        flag = "--" + name.replace("_", "-")
+    for flag, field, owners in agent_option_flags():
         if flag in taken:
             continue  # reachable with -O
-        about = field.description or name.replace("_", " ")
+        name = flag.removeprefix("--").replace("-", "_")
         group.add_argument(
             flag,
-            dest=_DEST + name,
-            default=None,
-            help=f"{about} ({', '.join(owners)})",
+            dest=DEST + name,
+            default=argparse.SUPPRESS,
+            help=option_help(field, owners, name).replace("%", "%%"),
             **_flag_kwargs(field),
         )
-    group.add_argument(
-        "-O",
-        "--agent-option",
-        dest=_DEST + "_pairs",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="any agent option (VALUE as JSON, else text); repeatable",
-    )
-
-
-def agent_options_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The agent options given on the command line (flags, then ``-O`` pairs)."""
-    options: dict[str, Any] = {}
-    for dest, value in vars(args).items():
-        if dest.startswith(_DEST) and dest != _DEST + "_pairs" and value is not None:
-            options[dest.removeprefix(_DEST)] = value
-    for pair in getattr(args, _DEST + "_pairs", []):
-        key, sep, text = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"-O expects KEY=VALUE, got {pair!r}")
-        options[key.strip().replace("-", "_")] = _value(text)
-    return options

@@ -19,21 +19,23 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field, model_validator
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.config_files import settings_from_args
 from sandbox.commands.eval import judge_failure_exit
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
-    add_protocol_options,
+    ScoringConfig,
+    check_protocol,
     judge_errors,
+    judge_settings,
     open_judge,
-    protocol_from_args,
-    settings_from_args,
 )
-from sandbox.commands.run import add_run_options, config_from_args, output_console
+from sandbox.commands.run import add_run_options, output_console, print_config
 from sandbox.compare.comparison import (
     Comparison,
     compare_runs_async,
@@ -43,9 +45,55 @@ from sandbox.compare.comparison import (
 )
 from sandbox.compare.report import write_comparison_report
 from sandbox.errors import ConfigError, RunError
-from sandbox.store.defaults import DEFAULT_SUITE
+from sandbox.store.config import RunConfig
+from sandbox.store.setting import Flag
 
-__all__ = ["comparison_table", "json_line", "paired_table", "register", "win_rate_table"]
+__all__ = [
+    "CompareConfig",
+    "comparison_table",
+    "json_line",
+    "paired_table",
+    "register",
+    "win_rate_table",
+]
+
+NOT_FLAGS = ("agent.name", "output.run_id")
+"""Settings of the runs that ``compare`` sets itself: each agent's name is its run id."""
+
+
+class CompareConfig(RunConfig):
+    """What ``compare`` does: the agents it runs (with ``RunConfig``'s settings) or the runs
+    it compares, and how it scores them."""
+
+    agents: Annotated[list[str], Flag(metavar="A,B,...")] = Field(
+        default_factory=list,
+        description="Agents to run on the same suite, tasks, seed, faults and model, "
+        "comma-separated (e.g. react,dfsdt,react@4).",
+    )
+    runs: Annotated[list[str], Flag(metavar="RUN", nargs="+")] = Field(
+        default_factory=list,
+        description="Existing run folders to compare instead (no new episode): the reference "
+        "first, then the candidate(s).",
+    )
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+
+    @model_validator(mode="after")
+    def _agents_or_runs(self) -> CompareConfig:
+        if bool(self.agents) == bool(self.runs):
+            raise ValueError(
+                "give --agents A,B,... (run and compare them) or --runs REF CAND... (compare "
+                "existing runs), one of the two"
+            )
+        return self
+
+    def agent_names(self) -> list[str]:
+        return [a for item in self.agents for a in item.replace(" ", ",").split(",") if a]
+
+    def run_config(self) -> RunConfig:
+        """The settings of the runs a comparison of agents makes."""
+        return RunConfig.model_validate(
+            {name: getattr(self, name) for name in RunConfig.model_fields}
+        )
 
 
 def register(subparsers: Any) -> None:
@@ -55,57 +103,66 @@ def register(subparsers: Any) -> None:
         description="--agents: run every agent on the same suite, tasks, seed, faults and "
         "model, into runs/compare-<id>/ (one run folder per agent) with comparison.json. "
         "--runs: compare existing run folders (the first is the reference), into "
-        "runs/compare-runs-<hash>/.",
+        "runs/compare-runs-<hash>/. Every flag of `sandbox run` but --agent and --run-id.",
     )
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--agents", help="comma-separated agents, e.g. react,dfsdt,react@4")
-    which.add_argument(
-        "--runs",
-        nargs="+",
-        metavar="RUN",
-        help="existing run folders: the reference first, then the candidate(s)",
+    add_run_options(parser, exclude=NOT_FLAGS, model=CompareConfig)
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the settings as YAML on stdout and exit without running",
     )
-    add_run_options(parser)
-    add_protocol_options(parser, cache_default="the comparison folder's " + JUDGE_CACHE_FILE)
-    parser.set_defaults(handler=handle, suite=None, seed=None)
+    parser.set_defaults(handler=handle)
 
 
-def _compare(args: argparse.Namespace, runs: list[str], folder: Path) -> Comparison:
-    """The comparison of ``runs`` under the protocol and judge of the options."""
-    protocol = protocol_from_args(args)
-    suite = args.suite if args.runs else (args.suite or DEFAULT_SUITE)
+def _compare(config: CompareConfig, runs: list[str], folder: Path) -> Comparison:
+    """The comparison of ``runs`` under the protocol and judge of the settings; with existing
+    runs, the suite and seed are the runs' own unless given."""
+    scoring = config.scoring
+    protocol = check_protocol(scoring)
+    given = config.model_fields_set
+    suite = config.suite if not config.runs or "suite" in given else None
+    seed = config.seed if not config.runs or "seed" in given else None
 
     async def go() -> Comparison:
-        async with open_judge(args, protocol, folder / JUDGE_CACHE_FILE) as judge:
+        async with open_judge(scoring, protocol, folder / JUDGE_CACHE_FILE) as judge:
             return await compare_runs_async(
                 runs,
                 suite_path=suite,
                 protocol=protocol,
                 judge=judge,
-                settings=settings_from_args(args),
-                seed=args.seed,
+                settings=judge_settings(scoring),
+                seed=seed,
             )
 
     return asyncio.run(go())
 
 
 def handle(args: argparse.Namespace) -> int:
-    protocol_from_args(args)  # bad protocol options fail before anything runs
-    if args.runs:
-        comparison = _existing(args)
+    config = settings_from_args(args, CompareConfig)
+    if args.print_config:
+        print_config(config)
+        return 0
+    check_protocol(config.scoring)  # bad protocol settings fail before anything runs
+    if config.runs:
+        comparison = _existing(config)
     else:
-        agents = [a for a in args.agents.replace(" ", ",").split(",") if a]
-        overrides: dict[str, Any] = {"agent": agents[0] if agents else "react"}
-        overrides["suite"] = args.suite or DEFAULT_SUITE
-        overrides["seed"] = 0 if args.seed is None else args.seed
-        config = config_from_args(args, **overrides)
+        agents = config.agent_names()
+        run_config = config.run_config().with_values({"agent.name": agents[0]})
         comparison = run_comparison(
-            config,
+            run_config,
             agents,
             env=os.environ,
-            compare=lambda runs: _compare(args, runs, Path(runs[0]).parent),
+            compare=lambda runs: _compare(config, runs, Path(runs[0]).parent),
         )
-    console = output_console(sys.stderr if args.json else sys.stdout)
+    _show(comparison, config)
+    labels = [lb for s in comparison.strategies for lb in s.labels]
+    return judge_failure_exit(judge_errors(labels, comparison.outcomes))
+
+
+def _show(comparison: Comparison, config: CompareConfig) -> None:
+    """The tables (stdout, or stderr under --json), the report, and the JSON line."""
+    as_json = config.output.json_line
+    console = output_console(sys.stderr if as_json else sys.stdout)
     console.print(comparison_table(comparison))
     if comparison.win_rates:
         console.print(win_rate_table(comparison))
@@ -114,24 +171,22 @@ def handle(args: argparse.Namespace) -> int:
     for warning in comparison.warnings:
         console.print(f"warning: {warning}")
     if comparison.path:
-        write_comparison_report(comparison, plots=not args.no_plots)
+        write_comparison_report(comparison, plots=config.eval.plots)
     console.print(f"comparison folder: {comparison.path}")
-    if args.json:
+    if as_json:
         sys.stdout.write(json.dumps(json_line(comparison)) + "\n")
-    labels = [lb for s in comparison.strategies for lb in s.labels]
-    return judge_failure_exit(judge_errors(labels, comparison.outcomes))
 
 
-def _existing(args: argparse.Namespace) -> Comparison:
-    runs = list(dict.fromkeys(args.runs))
+def _existing(config: CompareConfig) -> Comparison:
+    runs = list(dict.fromkeys(config.runs))
     if len(runs) < 2:
         raise ConfigError("--runs needs at least two different run folders: REFERENCE CANDIDATE")
     for run in runs:
         if not (Path(run) / "manifest.json").is_file():
             raise RunError(f"no run folder at {run} (a folder holding manifest.json)")
-    folder = runs_folder(runs, args.out)
+    folder = runs_folder(runs, config.output.out)
     folder.mkdir(parents=True, exist_ok=True)
-    comparison = _compare(args, runs, folder)
+    comparison = _compare(config, runs, folder)
     comparison.id = folder.name
     comparison.path = str(folder)
     write_comparison(comparison, folder)

@@ -5,6 +5,7 @@ sandbox eval runs/<id> --reference runs/<other>        # + win rate and paired t
 sandbox eval runs/<id> --judge openai:gpt-4o-mini@https://api.openai.com/v1
 sandbox eval runs/<id> --protocol toolbench --judge gpt-4o-mini   # ToolEval's SoPR
 sandbox eval runs/<id> --json                           # one summary line on stdout
+sandbox eval runs/<id> --config eval.yaml -C judge_samples=4   # settings from a file
 
 Exit codes: 0 done; 1 when the judge could not answer for some episodes (the scores are
 written without them and list them; a re-run asks only those again, the rest comes from the
@@ -17,25 +18,67 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
 from rich.console import Console
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.config_files import add_config_flags, settings_from_args
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
-    add_protocol_options,
+    ScoringConfig,
+    check_protocol,
     judge_errors,
+    judge_settings,
     open_judge,
-    protocol_from_args,
-    settings_from_args,
 )
+from sandbox.commands.settings_flags import add_settings_flags
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.report import print_table, write_report
 from sandbox.store import RunStore
+from sandbox.store.setting import Flag
 
-__all__ = ["evaluate_from_args", "json_summary", "register", "report_judge_errors"]
+__all__ = [
+    "EvalSettings",
+    "add_common_options",
+    "eval_settings",
+    "evaluate_blocking",
+    "evaluate_settings",
+    "json_summary",
+    "register",
+    "report_judge_errors",
+]
+
+
+class EvalSettings(ScoringConfig):
+    """What ``eval`` and ``rescore`` do with a run: the protocol and judge, and the rest."""
+
+    suite: Annotated[str | None, Flag(metavar="SUITE")] = Field(
+        default=None, description="The suite folder (default: the run's)."
+    )
+    reference: Annotated[str | None, Flag(metavar="RUN")] = Field(
+        default=None, description="A run to compute win rate and the paired test against."
+    )
+    seed: Annotated[int | None, Flag(metavar="SEED")] = Field(
+        default=None, description="Bootstrap seed (default: the run's)."
+    )
+    reason_similarity: Annotated[str, Flag(metavar="KIND")] = Field(
+        default="auto",
+        description="How thoughts are compared for the reason score: auto (T-Eval's "
+        "all-mpnet-base-v2 embeddings when the embeddings extra is installed, else lexical), "
+        "embedding[:MODEL] or lexical.",
+    )
+    plots: Annotated[bool, Flag(name="--no-plots", help="skip the PNG plots")] = Field(
+        default=True, description="Draw the PNG plots (--no-plots skips them)."
+    )
+    json_line: Annotated[bool, Flag(name="--json")] = Field(
+        default=False, description="Print a one-line JSON summary."
+    )
+
+
+_RESCORE_EXCLUDES = ("suite", "reference")
 
 
 def register(subparsers: Any) -> None:
@@ -46,26 +89,22 @@ def register(subparsers: Any) -> None:
         "from its trajectories; writes scores.json, report.md and PNGs into the run folder.",
     )
     parser.add_argument("run", metavar="RUN", help="run folder (runs/<run-id>)")
-    parser.add_argument("--suite", default=None, help="suite folder (default: the run's)")
-    parser.add_argument("--reference", metavar="RUN", default=None, help="run to compare against")
     add_common_options(parser)
     parser.set_defaults(handler=handle)
 
 
-def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """What ``eval`` and ``rescore`` share beyond the run folder."""
-    add_protocol_options(parser, cache_default=f"RUN/{JUDGE_CACHE_FILE}")
-    parser.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: run's)")
-    parser.add_argument(
-        "--reason-similarity",
-        default="auto",
-        metavar="KIND",
-        help="how thoughts are compared for the reason score: auto (default: T-Eval's "
-        "all-mpnet-base-v2 embeddings when the embeddings extra is installed, else lexical), "
-        "embedding[:MODEL] or lexical",
-    )
-    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    parser.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+def add_common_options(parser: argparse.ArgumentParser, *, rescore: bool = False) -> None:
+    """``EvalSettings`` as flags (``rescore`` takes neither ``--suite`` nor ``--reference``),
+    ``--config`` and ``-C``."""
+    add_settings_flags(parser, EvalSettings, exclude=_RESCORE_EXCLUDES if rescore else ())
+    add_config_flags(parser)
+
+
+def eval_settings(args: argparse.Namespace) -> EvalSettings:
+    """The settings of ``args``; bad ones and a protocol without its judge fail here."""
+    settings = settings_from_args(args, EvalSettings)
+    check_protocol(settings)
+    return settings
 
 
 def _similarity(spec: str) -> Any:
@@ -75,26 +114,26 @@ def _similarity(spec: str) -> Any:
     return thought_similarity(kind, model or None)
 
 
-async def evaluate_from_args(args: argparse.Namespace) -> RunScores:
-    """``evaluate_run_async`` with the protocol, judge and settings the options name."""
-    protocol = protocol_from_args(args)
-    similarity = _similarity(args.reason_similarity)
-    async with open_judge(args, protocol, Path(args.run) / JUDGE_CACHE_FILE) as judge:
+async def evaluate_settings(run: str, settings: EvalSettings) -> RunScores:
+    """``evaluate_run_async`` of ``run`` with the protocol, judge and settings given."""
+    protocol = check_protocol(settings)
+    similarity = _similarity(settings.reason_similarity)
+    async with open_judge(settings, protocol, Path(run) / JUDGE_CACHE_FILE) as judge:
         return await evaluate_run_async(
-            args.run,
-            getattr(args, "suite", None),
+            run,
+            settings.suite,
             protocol=protocol,
             judge=judge,
-            settings=settings_from_args(args),
-            reference_run=getattr(args, "reference", None),
-            seed=args.seed,
+            settings=judge_settings(settings),
+            reference_run=settings.reference,
+            seed=settings.seed,
             similarity=similarity,
         )
 
 
-def evaluate_blocking(args: argparse.Namespace) -> RunScores:
-    """``evaluate_from_args`` run to completion (``run_blocking``: see there why)."""
-    return run_blocking(evaluate_from_args(args))
+def evaluate_blocking(run: str, settings: EvalSettings) -> RunScores:
+    """``evaluate_settings`` run to completion (``run_blocking``: see there why)."""
+    return run_blocking(evaluate_settings(run, settings))
 
 
 def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
@@ -130,14 +169,15 @@ def report_judge_errors(scores: RunScores) -> list[str]:
 
 
 def handle(args: Any) -> int:
+    settings = eval_settings(args)
     if not Path(args.run).is_dir():
         raise RunError(f"no run folder at {args.run} (pass the folder runs/<run-id>)")
-    scores = evaluate_blocking(args)
-    written = write_report(args.run, scores, plots=not args.no_plots)
+    scores = evaluate_blocking(args.run, settings)
+    written = write_report(args.run, scores, plots=settings.plots)
     if RunStore.open(args.run).complete_if_finished():
         print(f"note: {args.run} had stored every episode; marked completed now", file=sys.stderr)
     failed = report_judge_errors(scores)
-    if args.json:
+    if settings.json_line:
         print(json.dumps(json_summary(scores, args.run), sort_keys=True))
     else:
         console = Console(file=sys.stdout)

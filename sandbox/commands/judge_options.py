@@ -1,106 +1,99 @@
-"""The evaluation options ``eval``, ``rescore`` and ``compare`` share: the protocol and its judge.
+"""The evaluation settings ``eval``, ``rescore`` and ``compare`` share: the protocol and its judge.
 
-``add_protocol_options(parser)`` adds ``--protocol`` (choices from the protocol registry),
-``--judge`` and the ``--judge-*`` settings; ``settings_from_args`` makes the ``JudgeSettings``;
-``open_judge`` builds the judge client (``sandbox.models.remote.openai_client``: the model layer
-prices it), probes its endpoint once and closes it, with its SQLite request cache.
+``ScoringConfig`` holds them (its flags, ``--protocol`` with the protocols' summaries, ``--judge``
+and the ``--judge-*`` settings, are made from it by ``sandbox.commands.settings_flags``);
+``check_protocol`` resolves the protocol and checks it has the judge it needs,
+``judge_settings`` makes the ``JudgeSettings``, and ``open_judge`` builds the judge client
+(``sandbox.models.remote.openai_client``: the model layer prices it), probes its endpoint once
+and closes it, with its SQLite request cache.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import ModelError
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.eval.judge import Judge
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
-from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol, protocol_names
+from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.models import RequestCache, resolve_model
 from sandbox.models.remote import openai_client
+from sandbox.store.setting import Flag, OptionalSecretText
 
 __all__ = [
     "JUDGE_CACHE_FILE",
-    "add_protocol_options",
+    "ScoringConfig",
     "build_judge_model",
+    "check_protocol",
     "judge_errors",
+    "judge_settings",
     "open_judge",
-    "protocol_from_args",
-    "settings_from_args",
 ]
 
 JUDGE_CACHE_FILE = "judge_cache.sqlite"
 
 
-def add_protocol_options(parser: argparse.ArgumentParser, *, cache_default: str) -> None:
-    group = parser.add_argument_group("evaluation protocol and judge")
-    group.add_argument(
-        "--protocol",
+class ScoringConfig(BaseModel):
+    """How episodes are labelled and runs compared: the evaluation protocol and its judge."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    protocol: Annotated[
+        str, Flag(metavar="NAME", registry="sandbox.eval.protocols:PROTOCOLS", choices=True)
+    ] = Field(
         default=DEFAULT_PROTOCOL,
-        choices=protocol_names(),
-        help="default: checks, rules, then a judge (the project's); toolbench: ToolEval "
-        "(StableToolBench) label for label, needs --judge; toolbench-normalized: toolbench's "
-        "pass rate with ToolEval's normalized preference (docs/evaluation.md)",
+        description="How episodes are labelled and compared (docs/evaluation.md)",
     )
-    group.add_argument(
-        "--judge",
-        metavar="MODEL",
+    judge: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
-        help="LLM judge: an alias from models.yaml or openai:<model>@<base_url>",
+        description="LLM judge for what the checks and rules cannot decide: an alias from "
+        "models.yaml or openai:<model>@<base_url>.",
     )
-    group.add_argument(
-        "--judge-samples",
-        type=int,
+    judge_samples: Annotated[int | None, Flag(metavar="K")] = Field(
         default=None,
-        metavar="K",
-        help="judge samples per episode (default: the protocol's; toolbench 4, default 3)",
+        ge=1,
+        description="Judge samples per episode (default: the protocol's; toolbench 4, default 3).",
     )
-    group.add_argument(
-        "--judge-rounds",
-        type=int,
+    judge_rounds: Annotated[int | None, Flag(metavar="R")] = Field(
         default=None,
-        metavar="R",
-        help="preference rounds per paired episode (default: toolbench 2, default 1)",
+        ge=1,
+        description="Preference rounds per paired episode (default: toolbench 2, default 1).",
     )
-    group.add_argument(
-        "--judge-temperature",
-        type=float,
+    judge_temperature: Annotated[float | None, Flag(metavar="T")] = Field(
         default=None,
-        metavar="T",
-        help="the judge's sampling temperature (default 0.2, ToolEval's)",
+        ge=0,
+        description="The judge's sampling temperature (default 0.2, ToolEval's).",
     )
-    group.add_argument(
-        "--judge-order",
-        choices=["alternate", "random"],
+    judge_order: Literal["alternate", "random"] = Field(
         default="alternate",
-        help="answer order per preference round: alternate (seeded start, cancels position "
-        "bias) or random (ToolEval's shuffle, seeded)",
+        description="Answer order per preference round: alternate (seeded start, cancels "
+        "position bias) or random (ToolEval's shuffle, seeded).",
     )
-    group.add_argument(
-        "--judge-cache",
+    judge_cache: Annotated[str | None, Flag(metavar="PATH")] = Field(
         default=None,
-        metavar="PATH",
-        help=f"SQLite cache of the judge's answers (default: {cache_default})",
+        description="SQLite cache of the judge's answers (default: judge_cache.sqlite in the run "
+        "or comparison folder).",
     )
-    group.add_argument("--no-judge-cache", action="store_true", help="always ask the judge")
+    judge_cached: Annotated[bool, Flag(name="--no-judge-cache", help="always ask the judge")] = (
+        Field(
+            default=True,
+            description="Keep the judge's answers in its cache (--no-judge-cache: "
+            "always ask the judge).",
+        )
+    )
 
 
-def protocol_from_args(args: argparse.Namespace) -> EvalProtocol:
-    """The chosen protocol, checked against the judge options before any work starts."""
-    protocol = get_protocol(args.protocol)
-    for flag, value in (
-        ("--judge-samples", args.judge_samples),
-        ("--judge-rounds", args.judge_rounds),
-    ):
-        if value is not None and value < 1:
-            raise ConfigError(f"{flag} must be at least 1")
-    if args.judge_temperature is not None and args.judge_temperature < 0:
-        raise ConfigError("--judge-temperature must not be negative")
-    if protocol.judge_required and args.judge is None:
+def check_protocol(scoring: ScoringConfig) -> EvalProtocol:
+    """The chosen protocol, checked against the judge settings before any work starts."""
+    protocol = get_protocol(scoring.protocol)
+    if protocol.judge_required and scoring.judge is None:
         raise ConfigError(
             f"--protocol {protocol.name} needs a judge: add --judge MODEL (an alias from "
             "models.yaml or openai:<model>@<base_url>)"
@@ -108,12 +101,12 @@ def protocol_from_args(args: argparse.Namespace) -> EvalProtocol:
     return protocol
 
 
-def settings_from_args(args: argparse.Namespace) -> JudgeSettings:
+def judge_settings(scoring: ScoringConfig) -> JudgeSettings:
     return JudgeSettings(
-        samples=args.judge_samples,
-        rounds=args.judge_rounds,
-        temperature=args.judge_temperature,
-        order=args.judge_order,
+        samples=scoring.judge_samples,
+        rounds=scoring.judge_rounds,
+        temperature=scoring.judge_temperature,
+        order=scoring.judge_order,
     )
 
 
@@ -130,23 +123,23 @@ def build_judge_model(name: str) -> Any:
 
 @asynccontextmanager
 async def open_judge(
-    args: argparse.Namespace, protocol: EvalProtocol, cache_path: Path
+    scoring: ScoringConfig, protocol: EvalProtocol, cache_path: Path
 ) -> AsyncIterator[Judge | None]:
     """The judge of ``--judge`` (None without one), probed once, closed on exit."""
-    if args.judge is None:
+    if scoring.judge is None:
         yield None
         return
-    model = build_judge_model(args.judge)
-    cache = None if args.no_judge_cache else RequestCache(args.judge_cache or cache_path)
+    model = build_judge_model(scoring.judge)
+    cache = RequestCache(scoring.judge_cache or cache_path) if scoring.judge_cached else None
     try:
         try:
             await model.probe()
         except ModelError as e:
             raise ModelUnreachableError(
-                f"judge {args.judge!r} is unreachable: {e}\n  start an OpenAI-compatible server "
-                "or point --judge at another one (openai:<model>@<base_url>)"
+                f"judge {scoring.judge!r} is unreachable: {e}\n  start an OpenAI-compatible "
+                "server or point --judge at another one (openai:<model>@<base_url>)"
             ) from e
-        temperature = args.judge_temperature
+        temperature = scoring.judge_temperature
         if temperature is None:
             temperature = protocol.defaults.temperature or 0.0
         yield Judge(model, cache=cache, temperature=temperature)

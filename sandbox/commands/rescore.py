@@ -17,6 +17,7 @@ from rich.console import Console
 from sandbox.commands import COMMANDS
 from sandbox.commands.eval import (
     add_common_options,
+    eval_settings,
     evaluate_blocking,
     judge_failure_exit,
     report_judge_errors,
@@ -33,7 +34,7 @@ def register(subparsers: Any) -> None:
         "and rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
     )
     parser.add_argument("run", metavar="RUN", help="run folder (runs/<run-id>)")
-    add_common_options(parser)
+    add_common_options(parser, rescore=True)
     parser.set_defaults(handler=handle)
 
 
@@ -49,14 +50,15 @@ def _old_pass_rate(run: Path) -> float | None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    settings = eval_settings(args)
     run = Path(args.run)
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
     old = _old_pass_rate(run)
-    scores = evaluate_blocking(args)
-    write_report(run, scores, plots=not args.no_plots)
+    scores = evaluate_blocking(args.run, settings)
+    write_report(run, scores, plots=settings.plots)
     new = scores.pass_rate.pass_rate.value
-    if args.json:
+    if settings.json_line:
         line = {
             "run": str(run),
             "protocol": scores.protocol,

@@ -4,9 +4,11 @@ sandbox serve scenarios/default --port 8765                 # REST, /virtual, ty
 sandbox serve scenarios/default --mcp                       # the same, plus MCP at /mcp
 sandbox serve scenarios/default --mcp-stdio                 # MCP over stdin/stdout only
 sandbox serve my_suite --miss-policy simulate --simulator qwen-7b   # a model plays misses
+sandbox serve scenarios/default --config serve.yaml -C port=9000    # settings from a file
 
 The flags are those of ``python -m mock_tools serve`` (``mock_tools.serving``); the server is
-made in one place, ``build_service``.
+made in one place, ``build_service``. ``--config FILE`` and ``-C KEY=VALUE`` give the same
+settings by the flags' names (``miss_policy: nearest``, ``port: 9000``): file < flags < -C.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from mock_tools import MockToolsError, MockToolService
 from mock_tools.serving import ServeOptions, add_serve_arguments, serve, serve_options
 from mock_tools.serving import build_service as build_mock_service
 from sandbox.commands import COMMANDS
+from sandbox.commands.config_files import add_config_flags, flag_settings, namespace_settings
 from sandbox.errors import ConfigError
 
-__all__ = ["build_service", "register"]
+__all__ = ["build_service", "options_from_args", "register"]
 
 
 def register(subparsers: Any) -> None:
@@ -32,24 +35,33 @@ def register(subparsers: Any) -> None:
         "stdin/stdout with --mcp-stdio.",
     )
     add_serve_arguments(parser)
-    parser.set_defaults(handler=handle)
+    add_config_flags(parser)
+    parser.set_defaults(handler=handle, serve_flags=flag_settings(parser))
 
 
-def build_service(args: argparse.Namespace) -> tuple[MockToolService, ServeOptions]:
-    """The service ``sandbox serve`` runs, and the options it runs with.
-
-    The one place the server is made from the flags: the suite, its miss policy (a ``simulate``
-    policy's model is resolved through ``sandbox.models``, keys from the environment), faults and
-    the overlay or recording file. ``ConfigError`` for bad
-    flags or a suite that does not load."""
+def options_from_args(args: argparse.Namespace) -> ServeOptions:
+    """The ``ServeOptions`` of the config files, the flags given and ``-C``; ``ConfigError``."""
     try:
-        options = serve_options(args)
-        return build_mock_service(options), options
+        return serve_options(namespace_settings(args, args.serve_flags))
+    except MockToolsError as e:
+        raise ConfigError(str(e)) from e
+
+
+def build_service(options: ServeOptions) -> MockToolService:
+    """The service ``sandbox serve`` runs.
+
+    The one place the server is made from its options: the suite, its miss policy (a
+    ``simulate`` policy's model is resolved through ``sandbox.models``, keys from the
+    environment), faults and the overlay or recording file. ``ConfigError`` for options that do
+    not fit or a suite that does not load."""
+    try:
+        return build_mock_service(options)
     except MockToolsError as e:
         raise ConfigError(str(e)) from e
 
 
 def handle(args: argparse.Namespace) -> int:
-    service, options = build_service(args)
+    options = options_from_args(args)
+    service = build_service(options)
     serve(service, options)
     return 0

@@ -246,7 +246,7 @@ def _names(stores: Sequence[RunStore]) -> list[str]:
     """Agents, when they tell the runs apart; else run ids; else the folders (with their parent
     folder, then whole)."""
     for pick in (
-        lambda s: str(s.manifest.agent.get("name", s.manifest.config.agent)),
+        lambda s: str(s.manifest.agent.get("name", s.manifest.config.agent.name)),
         lambda s: s.manifest.run_id,
         lambda s: "/".join(s.path.resolve().parts[-2:]),
         lambda s: str(s.path),
@@ -274,9 +274,9 @@ async def _strategy(
     labels = await protocol.label(trajectories, tasks, keys, judge, settings)
     return StrategyResult(
         name=name,
-        agent=str(m.agent.get("name", m.config.agent)),
+        agent=str(m.agent.get("name", m.config.agent.name)),
         agent_params=dict(m.agent.get("params", {})),
-        model=m.config.model,
+        model=m.config.model.name,
         run=str(store.path),
         run_id=m.run_id,
         episodes=len(m.episodes) or len(labels),
@@ -302,7 +302,7 @@ def run_comparison(
     show_progress: bool = True,
     compare: Callable[[list[str]], Comparison] | None = None,
 ) -> Comparison:
-    """Run every agent with ``config`` (its ``agent`` is ignored) and compare the runs.
+    """Run every agent with ``config`` (its ``agent.name`` is ignored) and compare the runs.
 
     ``compare`` builds the comparison from the run folders (default: ``compare_runs`` under the
     default protocol, no judge)."""
@@ -310,11 +310,11 @@ def run_comparison(
     if not names:
         raise ConfigError("--agents needs at least one agent, e.g. react,dfsdt,react@4")
     configs = [_strategy_config(config, a) for a in names]  # fail before running anything
-    labels = [c.agent for c in configs]
+    labels = [c.agent.name for c in configs]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"an agent is listed twice in {', '.join(names)}")
-    taken = {k for c in configs for k in c.agent_options}
-    unused = sorted(set(config.agent_options) - taken)
+    taken = {k for c in configs for k in c.agent.options}
+    unused = sorted(set(config.agent.options) - taken)
     if unused:
         owners = "; ".join(f"{o}: {', '.join(option_owners(o)) or 'none'}" for o in unused)
         raise ConfigError(
@@ -322,10 +322,12 @@ def run_comparison(
             f"(taken by {owners})"
         )
     comp_id = _comparison_id(config, labels)
-    folder = Path(config.out) / comp_id
+    folder = Path(config.output.out) / comp_id
     runs: list[str] = []
     for run_config in configs:
-        run_config = run_config.model_copy(update={"out": str(folder), "run_id": run_config.agent})
+        run_config = run_config.with_values(
+            {"output.out": str(folder), "output.run_id": run_config.agent.name}
+        )
         runs.append(run_suite(run_config, env=env, show_progress=show_progress).path)
     build = compare or (lambda paths: compare_runs(paths, suite_path=config.suite))
     comparison = build(runs)
@@ -339,11 +341,11 @@ def _strategy_config(config: RunConfig, agent: str) -> RunConfig:
     """``config`` for one strategy of a comparison: its name as the run records it, and the
     shared options it takes."""
     try:
-        options = options_for(agent, config.agent_options)
+        options = options_for(agent, config.agent.options)
     except AgentsError as e:
         raise ConfigError(str(e)) from e
-    one = config.model_copy(update={"agent": agent, "agent_options": options})
-    return one.model_copy(update={"agent": resolve_strategy(one).name})
+    one = config.with_values({"agent.name": agent, "agent.options": options})
+    return one.with_values({"agent.name": resolve_strategy(one).name})
 
 
 def write_comparison(comparison: Comparison, folder: Path) -> Path:

@@ -263,9 +263,9 @@ def _write_run(run_name: str, group: list[AnswerEpisode], suite_dir: Path, run_d
     first = group[0].trajectory
     config = common.config(
         suite=str(suite_dir),
-        model=first.model.name,
+        model={"name": first.model.name},
         tasks=[ep.task_id for ep in group],
-        recording_scope=run_name,
+        tools={"recording_scope": run_name},
         task_settings=per_task,
     )
     strategy = config.strategy()

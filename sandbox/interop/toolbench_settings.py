@@ -52,8 +52,13 @@ class EpisodeSettings:
         budget: dict[str, Any] = {"max_depth": self.max_depth}
         if self.max_model_calls is not None:
             budget["max_model_calls"] = self.max_model_calls
-        return RunConfig(
-            agent=self.agent, agent_options=dict(self.options), preset=PRESET, **budget, **values
+        return RunConfig.model_validate(
+            {
+                "agent": {"name": self.agent, "options": dict(self.options)},
+                "preset": PRESET,
+                "budget": budget,
+                **values,
+            }
         )
 
     def key(self) -> str:
@@ -122,7 +127,7 @@ async def rerun(trajectory: Trajectory, settings: EpisodeSettings, query: str) -
         model=ReplayModel(trajectory),
         env=RecordedEnv(trajectory),
         query=query,
-        budget=config.budget(trajectory.scenario_id),
+        budget=config.budget_for(trajectory.scenario_id),
         episode=EpisodeMeta(scenario_id=trajectory.scenario_id),
     )
 

@@ -3,9 +3,10 @@
 ``make replays`` makes the fixture runs again into a scratch folder, then calls
 ``python -m sandbox.replay.fixtures SCRATCH replays``. A fresh run replaces the committed one
 only when it differs in substance: another suite fingerprint or config (which names the agent
-and model with their options; manifests of older versions are read through their upgrade), another
-set of episodes, or an episode that differs at some step (``compare_trajectories``: timings,
-token counts and ids do not count). Otherwise the committed files stay byte for byte as they
+and model with their options; where the run folder went and what the command drew or printed do
+not count; manifests of older versions are read through their upgrade), another set of
+episodes, or an episode that differs at some step (``compare_trajectories``: timings, token
+counts and ids do not count). Otherwise the committed files stay byte for byte as they
 are, so regenerating does not dirty the checkout. ``--force`` replaces them all.
 May import ``sandbox.store`` and ``sandbox.replay``.
 """
@@ -20,7 +21,8 @@ from pathlib import Path
 
 from sandbox.errors import SandboxError
 from sandbox.replay.replay import compare_trajectories
-from sandbox.store import MANIFEST, RunStore, read_trajectories
+from sandbox.store import MANIFEST, RunConfig, RunStore, read_trajectories
+from sandbox.store.config import EvalConfig, OutputConfig
 
 __all__ = ["fixture_difference", "install_fixtures", "main"]
 
@@ -34,7 +36,7 @@ def fixture_difference(committed: Path, fresh: Path) -> str | None:
     old, new = RunStore.open(committed).manifest, RunStore.open(fresh).manifest
     if old.suite.fingerprint != new.suite.fingerprint:
         return "the suite changed"
-    if old.config.model_copy(update={"out": ""}) != new.config.model_copy(update={"out": ""}):
+    if _behaviour(old.config) != _behaviour(new.config):
         return "the config changed"
     want = {(t.scenario_id, t.trial): t for t in read_trajectories(committed)}
     got = {(t.scenario_id, t.trial): t for t in read_trajectories(fresh)}
@@ -47,10 +49,16 @@ def fixture_difference(committed: Path, fresh: Path) -> str | None:
     return None
 
 
+def _behaviour(config: RunConfig) -> RunConfig:
+    """The settings that decide the episodes: where the run folder went and what the command
+    drew or printed (the ``output`` and ``eval`` sections) do not."""
+    return config.with_values({"output": OutputConfig(), "eval": EvalConfig()})
+
+
 def _install(fresh: Path, dest: Path) -> None:
     """Move ``fresh`` to ``dest``; its manifest and report name ``dest``'s folder."""
     store = RunStore.open(fresh)
-    store.manifest.config = store.manifest.config.model_copy(update={"out": str(dest.parent)})
+    store.manifest.config = store.manifest.config.with_values({"output.out": str(dest.parent)})
     store.write_manifest()
     report = fresh / REPORT
     if report.is_file():

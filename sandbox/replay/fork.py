@@ -36,25 +36,25 @@ def fork_run(
     """Fork episode ``(task, trial)`` of ``run`` after ``until_step`` steps into a new run."""
     store = RunStore.open(run)
     base = store.manifest.config
-    agent = then_agent or base.agent
+    agent = then_agent or base.agent.name
     try:
-        agent_options = options_for(agent, base.agent_options)
+        agent_options = options_for(agent, base.agent.options)
     except AgentsError as e:
         raise ConfigError(str(e)) from e
     fork = ForkOptions(
         run=str(store.path), task=task, trial=trial, until_step=until_step, then=then_model
     )
     forked_episode(fork)  # a missing episode or too many steps fail before anything runs
-    config = base.model_copy(
-        update={
-            "model": "fork",
-            "model_options": fork.model_dump(),
-            "agent": agent,
-            "agent_options": agent_options,
+    config = base.with_values(
+        {
+            "model.name": "fork",
+            "model.options": fork.model_dump(),
+            "agent.name": agent,
+            "agent.options": agent_options,
             "tasks": [task],
             "trials": 1,
-            "run_id": None,
-            "out": str(out or Path(base.out)),
+            "output.run_id": None,
+            "output.out": str(out or Path(base.output.out)),
             "suite": str(store.suite_path()),
         }
     )

@@ -228,23 +228,23 @@ async def _replay_agent(
     store: RunStore, recorded: list[Trajectory], out: str | Path | None
 ) -> tuple[list[EpisodeVerdict], str | None]:
     base: RunConfig = store.manifest.config.offline()
-    if base.tools_url or base.mcp_server:
+    if base.tools.url or base.tools.mcp_server:
         # Its tools were live (a server that may be gone): its own observations answer.
-        base = base.model_copy(
-            update={"tools_url": None, "mcp_server": None, "tools_replay": str(store.path)}
+        base = base.with_values(
+            {"tools.url": None, "tools.mcp_server": None, "tools.replay": str(store.path)}
         )
     ids = sorted({t.scenario_id for t in recorded})
     with tempfile.TemporaryDirectory(prefix="sandbox-replay-") as tmp:
-        config = base.model_copy(
-            update={
-                "model": f"replay:{store.path}",
-                "out": str(out or tmp),
-                "run_id": None,
+        config = base.with_values(
+            {
+                "model.name": f"replay:{store.path}",
+                "output.out": str(out or tmp),
+                "output.run_id": None,
                 "tasks": ids,
                 "trials": max(t.trial for t in recorded) + 1,
                 "suite": str(_suite_dir(store)),
-                "executor": "local",
-                "ray_address": None,
+                "executor.name": "local",
+                "executor.ray_address": None,
             }
         )
         result = await run_suite_async(config, show_progress=False)
@@ -274,8 +274,8 @@ async def replay_calls(
 
     The calls go to the suite itself (in process), never to a server the run may have used (an
     MCP run recorded into a suite: that suite)."""
-    config: RunConfig = store.manifest.config.offline().model_copy(
-        update={"tools_url": None, "mcp_server": None, "record_into": None}
+    config: RunConfig = store.manifest.config.offline().with_values(
+        {"tools.url": None, "tools.mcp_server": None, "tools.record_into": None}
     )
     tasks = {t.id: t for t in suite.tasks}
     verdicts: list[EpisodeVerdict] = []

@@ -65,16 +65,16 @@ def register_executor(kind: ExecutorKind) -> ExecutorKind:
 
 
 def build_executor(config: RunConfig) -> Executor:
-    """The executor ``config.executor`` names; ``ConfigError`` listing the known ones."""
+    """The executor ``config.executor.name`` names; ``ConfigError`` listing the known ones."""
     try:
-        kind = EXECUTORS.get(config.executor)
+        kind = EXECUTORS.get(config.executor.name)
     except AgentsError as e:
         raise ConfigError(str(e)) from e
     return kind.build(config)
 
 
 class LocalExecutor:
-    """Episodes as asyncio tasks in this process, at most ``config.concurrency`` at a time."""
+    """Episodes as asyncio tasks in this process, at most ``executor.concurrency`` at a time."""
 
     def __init__(self) -> None:
         self._tools: ToolEnvs | None = None
@@ -88,7 +88,7 @@ class LocalExecutor:
         from sandbox.run.episode import run_episode
         from sandbox.tool_envs import open_tool_envs
 
-        limit = asyncio.Semaphore(batch.config.concurrency)
+        limit = asyncio.Semaphore(batch.config.executor.concurrency)
         async with open_tool_envs(batch.config, batch.suite, batch.env) as tools:
             self._tools = tools
 
@@ -115,7 +115,7 @@ def _local(config: RunConfig) -> Executor:
 def _ray(config: RunConfig) -> Executor:
     from sandbox.run.ray_executor import RayExecutor  # Ray only for runs that use it
 
-    return RayExecutor(config.ray_address)
+    return RayExecutor(config.executor.ray_address)
 
 
 register_executor(ExecutorKind("local", _local, "asyncio in this process"))

@@ -38,6 +38,7 @@ from sandbox.models import ModelSettings, ModelSpec, build_models, resolve_model
 from sandbox.run.batch import EpisodeBatch, OnResult
 from sandbox.run.episode import EpisodePlan, failed_episode, run_episode
 from sandbox.store import RunConfig
+from sandbox.store.setting import value_at
 from sandbox.tool_envs import ToolEnvs, open_tool_envs
 
 try:
@@ -91,11 +92,11 @@ class EpisodeWorker:
                 spec = setup.model_spec
                 if setup.needs_key:  # the key never travels: this worker's environment has it
                     found = resolve_model(
-                        config.model, options=config.model_options, env=os.environ
+                        config.model.name, options=config.model.options, env=os.environ
                     )
                     spec = spec.model_copy(update={"api_key": found.api_key})
                 models = build_models(
-                    spec, ModelSettings(env=dict(os.environ), cache_path=config.model_cache)
+                    spec, ModelSettings(env=dict(os.environ), cache_path=config.model.cache)
                 )
                 stack = AsyncExitStack()
                 self._tools = await stack.enter_async_context(
@@ -107,10 +108,10 @@ class EpisodeWorker:
                     strategy=config.strategy(),
                     models=models,
                     model_spec=spec,
-                    budget=config.budget(),
+                    budget=config.budget_for(),
                     seed=config.seed,
                     per_task={
-                        t: (config.strategy(t), config.budget(t)) for t in config.task_settings
+                        t: (config.strategy(t), config.budget_for(t)) for t in config.task_settings
                     },
                 )
             return self._plan, self._tools
@@ -184,8 +185,9 @@ class RayExecutor:
             needs_key=plan.model_spec.api_key is not None,
         )
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        n = max(1, min(config.concurrency, cpus, len(batch.todo)))
-        per_worker = -(-config.concurrency // n)
+        concurrency = config.executor.concurrency
+        n = max(1, min(concurrency, cpus, len(batch.todo)))
+        per_worker = -(-concurrency // n)
         setup_ref = ray.put(setup)
         workers = [
             _RemoteWorker.options(
@@ -202,7 +204,7 @@ class RayExecutor:
         pending: dict[asyncio.Future[Any], tuple[Task, int, int, Any]] = {}
 
         def submit() -> None:
-            while queue and len(pending) < config.concurrency:
+            while queue and len(pending) < concurrency:
                 task, trial = queue.popleft()
                 if not batch.spend.may_start():
                     continue
@@ -267,8 +269,8 @@ def _trajectory(
 def _shippable(config: RunConfig) -> RunConfig:
     """The config with its local paths made absolute (a worker may start elsewhere)."""
     paths = {}
-    for field in ("suite", "model_cache", "record_into"):
-        value = getattr(config, field)
+    for path in ("suite", "model.cache", "tools.record_into"):
+        value = value_at(config, path)
         if value and not os.path.isabs(value):
-            paths[field] = os.path.abspath(value)
-    return config.model_copy(update=paths)
+            paths[path] = os.path.abspath(value)
+    return config.with_values(paths)

@@ -53,6 +53,7 @@ from sandbox.store import (
 )
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
+from sandbox.store.setting import secret_paths, setting_fields, value_at
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -106,10 +107,12 @@ def run_suite(
     return run_blocking(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
 
 
-SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url", "mcp_server")
-"""Config fields a manifest records redacted: a resume is given them again, credentials included."""
-RESUMABLE_OVERRIDES = ("max_run_cost", *SECRET_FIELDS)
-"""Config fields a resume may give: a new run cost budget, and what the manifest redacted."""
+SECRET_FIELDS = tuple(secret_paths(RunConfig))
+"""The settings a manifest records redacted (those marked ``SECRET``): a resume is given them
+again, credentials included."""
+RESUMABLE_OVERRIDES = ("budget.max_run_cost", "eval.plots", "output.json_line", *SECRET_FIELDS)
+"""Settings a resume may give (dotted paths): a new run cost budget, what the command draws and
+prints, and what the manifest redacted."""
 
 
 def resume_run(
@@ -121,31 +124,39 @@ def resume_run(
     overrides: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Continue the run in ``path`` with the config in its manifest (and ``overrides`` of the
-    fields in ``RESUMABLE_OVERRIDES``)."""
+    settings in ``RESUMABLE_OVERRIDES``, by dotted path)."""
     store = RunStore.open(path)
     given = dict(overrides or {})
     wrong = sorted(set(given) - set(RESUMABLE_OVERRIDES))
     if wrong:
         raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
-    for field in SECRET_FIELDS:
-        recorded = getattr(store.manifest.config, field)
-        if field in given and redact(str(given[field])) != recorded:
-            raise ConfigError(
-                f"run {store.manifest.run_id} used {field} {recorded!r}: a resume may only give it "
-                "again (with the credentials runs never record), not change it"
-            )
-        if field not in given and recorded and REDACTED in recorded:
-            flag = "--" + field.replace("_", "-")
-            raise ConfigError(
-                f"run {store.manifest.run_id}'s {field} carried credentials, which runs never "
-                f"record: resume with {flag} and its full value ({recorded})"
-            )
+    _check_secrets(store, given)
     if given:
-        store.manifest.config = store.manifest.config.model_copy(update=given)
+        store.manifest.config = store.manifest.config.with_values(given)
     # The suite where it is now (its recorded path works from any folder); resuming still
     # refuses a suite whose fingerprint changed.
-    config = store.manifest.config.model_copy(update={"suite": str(store.suite_path())})
+    config = store.manifest.config.with_values({"suite": str(store.suite_path())})
     return run_blocking(_execute(config, store, env, show_progress, plots))
+
+
+def _check_secrets(store: RunStore, given: Mapping[str, Any]) -> None:
+    """A resume gives a secret setting again, unchanged; the one it must give (its recorded
+    value carried credentials) is not left out."""
+    for setting in setting_fields(RunConfig):
+        path = setting.path
+        if not setting.secret:
+            continue
+        recorded = value_at(store.manifest.config, path)
+        if path in given and redact(str(given[path])) != recorded:
+            raise ConfigError(
+                f"run {store.manifest.run_id} used {path} {recorded!r}: a resume may only give it "
+                "again (with the credentials runs never record), not change it"
+            )
+        if path not in given and recorded and REDACTED in recorded:
+            raise ConfigError(
+                f"run {store.manifest.run_id}'s {path} carried credentials, which runs never "
+                f"record: resume with {setting.flag_name} and its full value ({recorded})"
+            )
 
 
 async def run_suite_async(
@@ -181,16 +192,16 @@ class _Plan:
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         self.strategy = resolve_strategy(config)
         self.model_spec: ModelSpec = resolve_model(
-            config.model, options=config.model_options, env=env
+            config.model.name, options=config.model.options, env=env
         )
         self.models: ModelProvider = build_models(
-            self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model_cache)
+            self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model.cache)
         )
         self.episodes: list[tuple[Task, int]] = [
             (task, trial) for trial in range(config.trials) for task in self.tasks
         ]
         self.per_task = {
-            t.id: (resolve_strategy(config, t.id), config.budget(t.id))
+            t.id: (resolve_strategy(config, t.id), config.budget_for(t.id))
             for t in self.tasks
             if t.id in config.task_settings
         }
@@ -201,7 +212,7 @@ class _Plan:
             strategy=self.strategy,
             models=self.models,
             model_spec=self.model_spec,
-            budget=self.config.budget(),
+            budget=self.config.budget_for(),
             seed=self.config.seed,
             per_task=self.per_task,
         )
@@ -273,13 +284,13 @@ async def _run_stored(
 ) -> RunStatus:
     """Run ``todo`` into ``store``; on the way out the manifest says how it ended."""
     config = plan.config
-    spend = RunSpend(config.max_run_cost, sum(t.usage.cost for t in finished.values()))
+    spend = RunSpend(config.budget.max_run_cost, sum(t.usage.cost for t in finished.values()))
     status: RunStatus = "failed"
     try:
         with _terminated_as_cancelled() as stop:
             progress = RunProgress(
                 len(plan.episodes),
-                title=f"{config.agent} x {plan.model_spec.display_name}",
+                title=f"{config.agent.name} x {plan.model_spec.display_name}",
                 stream=None if show_progress else _Discard(),
             )
             with progress:
@@ -302,7 +313,7 @@ async def _run_stored(
         if spend.skipped:
             status = "stopped"
             store.manifest.error = (
-                f"run budget: max_run_cost {config.max_run_cost} USD reached "
+                f"run budget: max_run_cost {config.budget.max_run_cost} USD reached "
                 f"(spent {spend.spent:.4f} USD); {spend.skipped} episode(s) not started; "
                 "--resume continues the run"
             )
@@ -393,7 +404,7 @@ def _load(path: str) -> Suite:
 
 def _create_store(plan: _Plan) -> RunStore:
     config = plan.config
-    run_id = config.run_id or make_run_id(config)
+    run_id = config.output.run_id or make_run_id(config)
     suite = plan.suite
     manifest = Manifest(
         run_id=run_id,
@@ -411,7 +422,7 @@ def _create_store(plan: _Plan) -> RunStore:
         versions=package_versions(),
         git_sha=git_sha(),
     )
-    return RunStore.create(config.out, manifest)
+    return RunStore.create(config.output.out, manifest)
 
 
 def _check_resumable(store: RunStore, plan: _Plan) -> None:

@@ -1,35 +1,49 @@
 """``RunConfig``: everything that decides what a run does, as the manifest records it.
 
 A ``RunConfig`` is written verbatim into every run's ``manifest.json``, so a run can be resumed
-(or re-run, replayed, forked) from its folder alone. Secrets never enter it: API keys are read
-from the environment when the model is built. The agent is a strategy name plus its options
-(validated by the strategy's options class, see ``agents.strategies``); the model is a name plus
-options for its kind (``sandbox.models``). A ``preset`` (``agents.presets``) fills the options and
-budgets the config leaves unset when the strategy and the budget are resolved; ``task_settings``
-holds the few tasks whose options or budgets differ from the run's (an imported run's per-tree
-settings). Manifests written before those fields existed are read through ``_upgrade``. May
-import ``agents`` and ``mock_tools`` only.
+(or re-run, replayed, forked) from its folder alone; saved as YAML it is a config file that
+``sandbox run --config`` runs again. It is made of sections, one pydantic model per thing, each
+field with its description (the command line's flags, their help and the tables of
+docs/cli.md are made from them, ``sandbox.commands.settings_flags``):
+
+==============  ===================================================================================
+section         holds
+==============  ===================================================================================
+(top)           ``suite``, ``seed``, ``trials``, ``tasks``, ``preset``, ``task_settings``
+``agent``       the strategy's ``name`` and its ``options`` (validated by its options class)
+``model``       the model's ``name``, the ``options`` of its kind, its request ``cache``
+``budget``      the episode limits (``agents.budget.Budget``'s fields) and ``max_run_cost``
+``tools``       where tools come from (``url``, ``mcp_server``, ``replay``...) and how the
+                in-process server answers (``miss_policy``, ``simulator``, faults...)
+``executor``    where episodes run (``name``, ``ray_address``) and how many at once
+``eval``        what the scoring at the end of the run draws (``plots``)
+``output``      where the run folder goes (``out``, ``run_id``) and what is printed (``json_line``)
+==============  ===================================================================================
+
+Secrets never enter a record: API keys are read from the environment when a model is built, and
+settings marked ``SECRET`` (URLs that may carry credentials) are recorded redacted. A
+``preset`` (``agents.presets``) fills the options and budgets the config leaves unset when the
+strategy and the budget are resolved; ``task_settings`` holds the few tasks whose options or
+budgets differ from the run's (an imported run's per-tree settings). Manifests written before
+the sections existed (flat fields), or before agent options were a field, are read through
+``_upgrade``. May import ``agents`` and ``mock_tools`` only.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_serializer,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing_extensions import Self
 
-from agents.budget import DEFAULT_MAX_MODEL_CALLS, Budget
+from agents.budget import Budget
 from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.miss import MISS_POLICIES
 from mock_tools.models import FAULT_KINDS, FaultConfig
+from sandbox.store.config_upgrade import upgrade_flat
 from sandbox.store.defaults import (
     DEFAULT_AGENT,
     DEFAULT_CONCURRENCY,
@@ -37,12 +51,19 @@ from sandbox.store.defaults import (
     DEFAULT_OUT,
     DEFAULT_SUITE,
 )
-from sandbox.store.redact import redact
+from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
 
 __all__ = [
     "RUN_ID",
+    "AgentConfig",
+    "BudgetConfig",
+    "EvalConfig",
+    "ExecutorConfig",
+    "ModelConfig",
+    "OutputConfig",
     "RunConfig",
     "TaskSettings",
+    "ToolsConfig",
     "check_run_id",
 ]
 
@@ -61,8 +82,7 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
-_LEGACY_AGENT_OPTIONS = ("width", "depth_unit", "max_observation_chars")
-"""Top-level fields of older manifests that are agent options now."""
+_SECTION = ConfigDict(extra="forbid")
 
 
 class TaskSettings(BaseModel):
@@ -75,114 +95,123 @@ class TaskSettings(BaseModel):
     max_model_calls: int | None = Field(default=None, ge=1)
 
 
-class RunConfig(BaseModel):
-    """Everything that decides what a run does. Stored in the manifest; secrets never are."""
+class AgentConfig(BaseModel):
+    """The strategy that drives the model (``agents.strategies``) and its options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _SECTION
 
-    suite: str = Field(default=DEFAULT_SUITE, description="Path of the suite folder.")
-    agent: str = Field(default=DEFAULT_AGENT, description="Strategy: react, dfsdt, react@N...")
-    agent_options: dict[str, Any] = Field(
+    name: Annotated[str, Flag(metavar="AGENT", registry="agents.strategies:STRATEGIES")] = Field(
+        default=DEFAULT_AGENT, description="The strategy (`make run` passes dfsdt)."
+    )
+    options: Annotated[dict[str, Any], Flag(short="-O")] = Field(
         default_factory=dict,
-        description="Options of the strategy, validated by its options class (only those given).",
+        description="Any option of the strategy, those of strategies registered by your own code "
+        "included (VALUE is JSON, else text); the strategy's options class validates them, and "
+        "only those given are recorded.",
     )
-    model: str = Field(default=DEFAULT_MODEL, description="Model alias or openai:<m>@<url>.")
-    model_options: dict[str, Any] = Field(
-        default_factory=dict, description="Options of the model's kind (e.g. a fork's prefix)."
+
+
+class ModelConfig(BaseModel):
+    """The model the agent talks to (``sandbox.models``)."""
+
+    model_config = _SECTION
+
+    name: Annotated[SecretText, Flag(metavar="MODEL")] = Field(
+        default=DEFAULT_MODEL,
+        description="An alias of models.yaml (qwen-7b, gpt-4o-mini, reference, "
+        "noisy-reference[:RATE], explorer...), replay:<run>, or openai:<model>@<base_url>.",
     )
-    seed: int = 0
-    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
-    trials: int = Field(default=1, ge=1, description="Episodes per task.")
-    tasks: list[str] = Field(
-        default_factory=list, description="Task ids or fnmatch globs; empty selects every task."
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text).",
     )
-    max_model_calls: int | None = Field(default=DEFAULT_MAX_MODEL_CALLS, ge=1)
-    max_tool_calls: int | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_seconds: float | None = Field(default=None, gt=0)
-    max_cost: float | None = Field(default=None, gt=0, description="USD per episode.")
-    max_run_cost: float | None = Field(
-        default=None, gt=0, description="USD per run: no episode starts once it is spent."
-    )
-    max_depth: int | None = Field(
-        default=None, ge=1, description="Steps on one path (ReAct stops, DFSDT backtracks)."
-    )
-    out: str = Field(default=DEFAULT_OUT, description="Folder that receives run folders.")
-    run_id: str | None = Field(default=None, description="Fixed run id (default: generated).")
-    tools_url: str | None = Field(
-        default=None, description="Base URL of a running mock_tools server (default: in-process)."
-    )
-    mcp_server: str | None = Field(
+    cache: Annotated[str | None, Flag(name="--model-cache", metavar="PATH")] = Field(
         default=None,
-        description="An MCP server whose tools the agents use instead of the suite's mock tools: "
-        "http(s)://HOST/mcp (streamable HTTP) or 'stdio:COMMAND ARGS'.",
+        description="SQLite cache of a remote model's answers keyed by the full request: a "
+        "re-run makes no repeated call.",
     )
-    record_into: str | None = Field(
+
+
+class BudgetConfig(Budget):
+    """The limits of each episode (running out ends it as budget_exhausted), and of the run."""
+
+    model_config = _SECTION
+    FLAGS: ClassVar[dict[str, Flag]] = {
+        "max_seconds": Flag(metavar="S"),
+        "max_cost": Flag(metavar="USD"),
+        "max_depth": Flag(metavar="D"),
+    }
+
+    max_run_cost: Annotated[float | None, Flag(metavar="USD")] = Field(
         default=None,
-        description="With mcp_server: a suite folder (new or existing) that receives the "
-        "server's tool docs, the run's tasks and every answer, so the run replays offline.",
+        gt=0,
+        description="Model cost of the run in USD: no episode starts once it is spent; the run "
+        "ends stopped, and `--resume RUN --max-run-cost MORE` goes on.",
     )
-    tools_replay: str | None = Field(
+
+    def episode_budget(self) -> Budget:
+        """The per-episode limits, as the agents take them."""
+        return Budget(**self.model_dump(include=set(Budget.model_fields)))
+
+
+class ToolsConfig(BaseModel):
+    """Where the agents' tools come from, and how the in-process mock tool server answers."""
+
+    model_config = _SECTION
+
+    url: Annotated[OptionalSecretText, Flag(name="--tools-url", metavar="URL")] = Field(
+        default=None,
+        description="A running mock_tools server instead of the in-process one; each episode "
+        "sends its own X-Sandbox-Session, so its occurrence counts are its own even when runs "
+        "share the server.",
+    )
+    mcp_server: Annotated[OptionalSecretText, Flag(metavar="URL|stdio:CMD")] = Field(
+        default=None,
+        description="Run on the tools an MCP server lists: http(s)://HOST/mcp (streamable HTTP) "
+        "or 'stdio:COMMAND ARGS'; the suite may then be a task file of queries (docs/mcp.md).",
+    )
+    record_into: Annotated[str | None, Flag(metavar="SUITE_DIR")] = Field(
+        default=None,
+        description="With an MCP server: a suite folder (new or existing) that receives the "
+        "server's tool docs, the run's tasks and every answer, so replays and later runs work "
+        "offline.",
+    )
+    replay: Annotated[str | None, Flag(name="--tools-replay", metavar="RUN")] = Field(
         default=None,
         description="A recorded run whose observations answer the tool calls: how a run whose "
-        "tools were live (tools_url, mcp_server) replays without them.",
+        "tools were live (a tools URL, an MCP server) replays without them.",
     )
-    miss_policy: str = Field(default="error", description="What a call without a recording gets.")
-    simulator: str | None = Field(
-        default=None, description="Model that plays missing APIs (miss policy simulate)."
+    miss_policy: Annotated[
+        str, Flag(metavar="POLICY", registry="mock_tools.miss:MISS_POLICIES", choices=True)
+    ] = Field(
+        default="error",
+        description="What a call without a recording gets (simulate needs a simulator, upstream "
+        "an upstream URL).",
     )
-    upstream_url: str | None = Field(
-        default=None, description="Real API base URL (miss policy upstream)."
-    )
-    overlay: str | None = Field(
+    simulator: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
-        description="SQLite file of responses made at run time (default: <suite>/overlay.sqlite).",
+        description="For simulate: the model that plays missing APIs, schema-sim (offline) or "
+        "any model name.",
     )
-    fault_rate: float | None = Field(default=None, ge=0.0, le=1.0)
-    fault_seed: int | None = None
-    model_cache: str | None = Field(
+    upstream_url: Annotated[OptionalSecretText, Flag(metavar="URL")] = Field(
+        default=None, description="For upstream: the real API's base URL."
+    )
+    overlay: Annotated[str | None, Flag(metavar="PATH")] = Field(
         default=None,
-        description="SQLite file caching a remote model's answers by request (opt-in).",
+        description="Where simulate and upstream keep what they produced (default: "
+        "SUITE/overlay.sqlite).",
     )
-    executor: str = Field(
-        default="local",
-        description="Where episodes run: local (asyncio in this process) or ray (Ray tasks).",
+    fault_rate: Annotated[float | None, Flag(metavar="R")] = Field(
+        default=None, ge=0.0, le=1.0, description="Share of tool calls that meet an injected fault."
     )
-    ray_address: str | None = Field(
-        default=None, description="With executor ray: the cluster (default: a local Ray)."
+    fault_seed: Annotated[int | None, Flag(metavar="S")] = Field(
+        default=None, description="Seed of the fault draws (default: the run's seed)."
     )
-    preset: str | None = Field(
+    recording_scope: Annotated[str | None, Flag(metavar="SCOPE")] = Field(
         default=None,
-        description="Preset whose values fill the agent options and budgets not set here "
-        "(e.g. toolbench).",
+        description="Each episode's calls are answered by the suite's recordings scoped "
+        "'<this>/<task id>' first (imported runs).",
     )
-    recording_scope: str | None = Field(
-        default=None,
-        description="Recordings scope of the run's episodes: each episode's calls are answered "
-        "by the suite's recordings scoped '<this>/<task id>' first (imported runs).",
-    )
-    task_settings: dict[str, TaskSettings] = Field(
-        default_factory=dict,
-        description="Per task id: agent options and budgets that differ from the run's.",
-    )
-
-    @field_validator("preset")
-    @classmethod
-    def _known_preset(cls, value: str | None) -> str | None:
-        if value is not None and value not in PRESETS:
-            raise ValueError(f"unknown preset {value!r}; known: {', '.join(PRESETS.names())}")
-        return value
-
-    @field_serializer("model", "simulator", "tools_url", "upstream_url", "mcp_server")
-    def _without_secrets(self, value: str | None) -> str | None:
-        """What the manifest records: credentials in URLs are redacted (``sandbox.store.redact``);
-        a resume is given them again (``--model``, ``--simulator``...)."""
-        return None if value is None else redact(value)
-
-    @field_validator("run_id")
-    @classmethod
-    def _safe_run_id(cls, value: str | None) -> str | None:
-        return None if value is None else check_run_id(value)
 
     @field_validator("miss_policy")
     @classmethod
@@ -202,86 +231,189 @@ class RunConfig(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _one_tool_source(self) -> RunConfig:
-        if self.mcp_server and self.tools_url:
+    def _one_source(self) -> ToolsConfig:
+        if self.mcp_server and self.url:
             raise ValueError("tools come from --tools-url or --mcp-server, not both")
-        if self.tools_replay and (self.mcp_server or self.tools_url):
+        if self.replay and (self.mcp_server or self.url):
             raise ValueError("a replay's tools come from its recording, not a server")
         if self.record_into and not self.mcp_server:
             raise ValueError("--record-into records what an MCP server answers: add --mcp-server")
-        if self.ray_address and self.executor != "ray":
+        return self
+
+
+class ExecutorConfig(BaseModel):
+    """Where the episodes run (``sandbox.run.executor``) and how many at once."""
+
+    model_config = _SECTION
+
+    name: Annotated[str, Flag(registry="sandbox.run.executor:EXECUTORS", choices=True)] = Field(
+        default="local",
+        description="Where episodes run (docs/scaling.md).",
+    )
+    ray_address: Annotated[str | None, Flag(metavar="ADDR")] = Field(
+        default=None,
+        description="With the ray executor: the cluster to join (default: a private local Ray).",
+    )
+    concurrency: Annotated[int, Flag(metavar="N")] = Field(
+        default=DEFAULT_CONCURRENCY, ge=1, description="Episodes run at once."
+    )
+
+    @model_validator(mode="after")
+    def _address_for_ray(self) -> ExecutorConfig:
+        if self.ray_address and self.name != "ray":
             raise ValueError("--ray-address needs --executor ray")
-        if self.record_into and self.executor != "local":
+        return self
+
+
+class EvalConfig(BaseModel):
+    """The scoring at the end of the run (``sandbox.eval``: scores.json and report.md)."""
+
+    model_config = _SECTION
+
+    plots: Annotated[bool, Flag(name="--no-plots", help="skip the PNG plots of the report")] = (
+        Field(
+            default=True,
+            description="Draw the report's PNG plots (`sandbox run` and `sandbox compare`; "
+            "`run_suite` takes `plots=`).",
+        )
+    )
+
+
+class OutputConfig(BaseModel):
+    """Where the run folder goes and what the command prints."""
+
+    model_config = _SECTION
+
+    out: Annotated[str, Flag(metavar="DIR")] = Field(
+        default=DEFAULT_OUT, description="Folder that receives run folders."
+    )
+    run_id: Annotated[str | None, Flag(metavar="ID")] = Field(
+        default=None,
+        description="Fixed run id (default: <UTC time>-<agent>-<model>-<hash>).",
+    )
+    json_line: Annotated[bool, Flag(name="--json")] = Field(
+        default=False,
+        description="One JSON line on stdout ({run, episodes, pass_rate, by_status, "
+        "model_calls, tokens, cost_usd}); the tables go to stderr.",
+    )
+
+    @field_validator("run_id")
+    @classmethod
+    def _safe_run_id(cls, value: str | None) -> str | None:
+        return None if value is None else check_run_id(value)
+
+
+class RunConfig(BaseModel):
+    """Everything that decides what a run does. Stored in the manifest; secrets never are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: Annotated[str, Flag(metavar="SUITE")] = Field(
+        default=DEFAULT_SUITE, description="The suite folder."
+    )
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    seed: Annotated[int, Flag(metavar="SEED")] = Field(
+        default=0, description="Seed of the offline models and of the fault draws."
+    )
+    trials: Annotated[int, Flag(metavar="K")] = Field(
+        default=1,
+        ge=1,
+        description="Episodes per task; with more than one the scores add pass@k and pass^k.",
+    )
+    tasks: Annotated[list[str], Flag(metavar="IDS")] = Field(
+        default_factory=list,
+        description="Task ids or fnmatch globs, repeated or comma-separated (default: every task).",
+    )
+    preset: Annotated[
+        str | None, Flag(metavar="NAME", registry="agents.presets:PRESETS", choices=True)
+    ] = Field(
+        default=None,
+        description="Fill every agent option and budget not given with a preset's values "
+        "(docs/agents.md).",
+    )
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    task_settings: Annotated[dict[str, TaskSettings], Flag(metavar="TASK=JSON")] = Field(
+        default_factory=dict,
+        description="Per task id: the agent options and budgets that differ from the run's "
+        "(what an imported run's trees were settled with).",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Read older manifests: flat fields, agent options as top-level fields, ``fork``."""
+        return upgrade_flat(data, cls)
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str | None) -> str | None:
+        if value is not None and value not in PRESETS:
+            raise ValueError(f"unknown preset {value!r}; known: {', '.join(PRESETS.names())}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_writer(self) -> RunConfig:
+        if self.tools.record_into and self.executor.name != "local":
             raise ValueError(
                 "--record-into writes one suite from one process: use --executor local"
             )
         return self
 
+    def with_values(self, values: Mapping[str, Any]) -> RunConfig:
+        """A copy with the settings at these dotted paths replaced (``{"output.out": ...}``)."""
+        return with_values(self, values)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """``BaseModel.model_copy``, refusing an update of a field that does not exist (the flat
+        names of older configs: ``with_values({"output.run_id": ...})`` sets a section's)."""
+        unknown = sorted(set(update or {}) - set(type(self).model_fields))
+        if unknown:
+            raise KeyError(f"RunConfig has no field {', '.join(unknown)}: use with_values(paths)")
+        return super().model_copy(update=update, deep=deep)
+
     def offline(self) -> RunConfig:
         """The config that re-runs this one without its live tools: an MCP run recorded into a
         suite reads that suite in process; any other run is returned as it is."""
-        if not (self.mcp_server and self.record_into):
+        if not (self.tools.mcp_server and self.tools.record_into):
             return self
-        return self.model_copy(
-            update={"suite": self.record_into, "mcp_server": None, "record_into": None}
+        return self.with_values(
+            {"suite": self.tools.record_into, "tools.mcp_server": None, "tools.record_into": None}
         )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _upgrade(cls, data: Any) -> Any:
-        """Read older manifests: agent options as top-level fields, ``fork`` as a field."""
-        if not isinstance(data, dict):
-            return data
-        data = dict(data)
-        options = dict(data.get("agent_options") or {})
-        for key in _LEGACY_AGENT_OPTIONS:
-            if key in data:
-                value = data.pop(key)
-                if value is not None:
-                    options.setdefault(key, value)
-        if options:
-            data["agent_options"] = options
-        fork = data.pop("fork", None)
-        if isinstance(fork, dict):
-            data["model_options"] = {**fork, "then": data.get("model", DEFAULT_MODEL)}
-            data["model"] = "fork"
-        return data
 
     def strategy(self, task_id: str | None = None) -> ResolvedStrategy:
         """The agent strategy with its validated options (``AgentsError`` if invalid): the
         preset's values, then the run's options, then the task's own (``task_settings``)."""
-        options = dict(self.agent_options)
+        options = dict(self.agent.options)
         if self.preset is not None:
-            options, _ = apply_preset(self.preset, self.agent, options, {})
+            options, _ = apply_preset(self.preset, self.agent.name, options, {})
         own = self.task_settings.get(task_id) if task_id is not None else None
         if own is not None:
             options.update(own.agent_options)
-        return resolve_strategy(self.agent, options)
+        return resolve_strategy(self.agent.name, options)
 
-    def budget(self, task_id: str | None = None) -> Budget:
-        """The budget: the run's fields, the preset's where the run sets none, the task's own."""
-        values: dict[str, Any] = {
-            "max_model_calls": self.max_model_calls,
-            "max_tool_calls": self.max_tool_calls,
-            "max_tokens": self.max_tokens,
-            "max_seconds": self.max_seconds,
-            "max_cost": self.max_cost,
-            "max_depth": self.max_depth,
-        }
+    def budget_for(self, task_id: str | None = None) -> Budget:
+        """An episode's budget: the run's, the preset's where the run sets none, the task's own."""
+        values = self.budget.episode_budget().model_dump()
         if self.preset is not None:
             given = {k: v for k, v in values.items() if v is not None}
-            _, values = apply_preset(self.preset, self.agent, {}, given)
+            _, values = apply_preset(self.preset, self.agent.name, {}, given)
         own = self.task_settings.get(task_id) if task_id is not None else None
         if own is not None:
             values.update(own.model_dump(exclude={"agent_options"}, exclude_none=True))
         return Budget(**values)
 
     def run_faults(self) -> FaultConfig | None:
-        """The run-wide fault settings, or None when no fault flag was given."""
-        if self.fault_rate is None and self.fault_seed is None:
+        """The run-wide fault settings, or None when no fault setting was given."""
+        tools = self.tools
+        if tools.fault_rate is None and tools.fault_seed is None:
             return None
         return FaultConfig(
-            rate=self.fault_rate or 0.0,
+            rate=tools.fault_rate or 0.0,
             kinds=list(FAULT_KINDS),
-            seed=self.fault_seed if self.fault_seed is not None else self.seed,
+            seed=tools.fault_seed if tools.fault_seed is not None else self.seed,
         )

@@ -86,7 +86,12 @@ def make_run_id(config: RunConfig, when: datetime | None = None) -> str:
     digest = hashlib.sha256(
         (config.model_dump_json() + when.isoformat()).encode("utf-8")
     ).hexdigest()[:6]
-    parts = [when.strftime("%Y%m%d-%H%M%S"), _slug(config.agent), _model_slug(config.model), digest]
+    parts = [
+        when.strftime("%Y%m%d-%H%M%S"),
+        _slug(config.agent.name),
+        _model_slug(config.model.name),
+        digest,
+    ]
     return "-".join(p for p in parts if p)
 
 

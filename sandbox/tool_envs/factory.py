@@ -1,17 +1,17 @@
 """``open_tool_envs(config, suite)``: the tools of a run, one ``ToolEnv`` per episode.
 
 Every consumer (the runner, replay, fork, probe) gets its tool environments here, whatever the
-transport. A transport is registered in ``TOOL_TRANSPORTS`` with the ``RunConfig`` field that
-selects it; the first one whose field is set wins, else the default (``in-process``):
+transport. A transport is registered in ``TOOL_TRANSPORTS`` with the field of ``RunConfig.tools``
+that selects it; the first one whose field is set wins, else the default (``in-process``):
 
 ================  ===============  ==========================================================
 transport         selected by      what it is
 ================  ===============  ==========================================================
 ``in-process``    (default)        ``mock_tools.create_app(suite)`` over ``httpx.ASGITransport``
-``http``          ``tools_url``    a running mock tool server (``sandbox serve``)
+``http``          ``url``          a running mock tool server (``sandbox serve``)
 ``mcp``           ``mcp_server``   any MCP server, optionally recorded into a suite
                                    (``sandbox.tool_envs.mcp``)
-``recorded``      ``tools_replay`` a recorded run's own observations (the replay of a run
+``recorded``      ``replay``       a recorded run's own observations (the replay of a run
                                    whose tools were live; ``sandbox.tool_envs.recorded``)
 ================  ===============  ==========================================================
 
@@ -104,7 +104,8 @@ class ToolTransport:
     name: str
     open: Opener
     selected_by: str | None = None
-    """The ``RunConfig`` field that selects this transport when set; None: the default."""
+    """The field of ``RunConfig.tools`` that selects this transport when set; None: the
+    default."""
 
 
 TOOL_TRANSPORTS: Registry[ToolTransport] = Registry("tool transport")
@@ -123,7 +124,7 @@ def open_tool_envs(
     for _, transport in TOOL_TRANSPORTS.items():
         if transport.selected_by is None:
             default = default or transport
-        elif getattr(config, transport.selected_by, None):
+        elif getattr(config.tools, transport.selected_by, None):
             return transport.open(config, suite, env or {})
     assert default is not None, "no default tool transport registered"
     return default.open(config, suite, env or {})
@@ -147,7 +148,7 @@ class HttpToolEnvs:
         self.remote = remote
         self.service = service
         self.suite_dir = config.suite
-        self.recording_scope = config.recording_scope
+        self.recording_scope = config.tools.recording_scope
         self._overlay_at_start: dict[str, Any] | None = None
 
     async def __aenter__(self) -> HttpToolEnvs:
@@ -221,14 +222,15 @@ class HttpToolEnvs:
 
 
 def _in_process(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
-    simulator = build_simulator(config.simulator, env=env) if config.simulator else None
+    tools = config.tools
+    simulator = build_simulator(tools.simulator, env=env) if tools.simulator else None
     try:
         policy = build_miss_policy(
-            config.miss_policy, simulator=simulator, upstream_url=config.upstream_url
+            tools.miss_policy, simulator=simulator, upstream_url=tools.upstream_url
         )
         overlay = None
-        if policy.records or config.overlay:
-            overlay = config.overlay or _default_overlay(config, suite)
+        if policy.records or tools.overlay:
+            overlay = tools.overlay or _default_overlay(config, suite)
         service = create_service(suite, miss_policy=policy, overlay=overlay)
     except MockToolsError as e:
         raise ConfigError(f"cannot build the mock tool server: {e}") from e
@@ -242,13 +244,13 @@ def _default_overlay(config: RunConfig, suite: Suite) -> Path:
 
 
 def _remote(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
-    assert config.tools_url is not None
-    url = config.tools_url.rstrip("/")
+    assert config.tools.url is not None
+    url = config.tools.url.rstrip("/")
     client = httpx.AsyncClient(base_url=url, timeout=60.0)
     return HttpToolEnvs(client, config, suite, remote=url)
 
 
 register_tool_transport(ToolTransport("in-process", _in_process))
-register_tool_transport(ToolTransport("http", _remote, selected_by="tools_url"))
+register_tool_transport(ToolTransport("http", _remote, selected_by="url"))
 register_tool_transport(ToolTransport("mcp", open_mcp, selected_by="mcp_server"))
-register_tool_transport(ToolTransport("recorded", open_recorded, selected_by="tools_replay"))
+register_tool_transport(ToolTransport("recorded", open_recorded, selected_by="replay"))

@@ -129,10 +129,10 @@ class McpToolEnvs:
     """The tools of an MCP run (an async context manager, see the module docstring)."""
 
     def __init__(self, config: RunConfig, suite: Suite) -> None:
-        assert config.mcp_server is not None
-        self.target = McpTarget.parse(config.mcp_server)
+        assert config.tools.mcp_server is not None
+        self.target = McpTarget.parse(config.tools.mcp_server)
         self.source = suite
-        self.record_into = config.record_into
+        self.record_into = config.tools.record_into
         self.selection = config.tasks
         self.faults = config.run_faults()
         self.catalog: ServerCatalog | None = None

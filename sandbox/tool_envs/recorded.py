@@ -2,7 +2,7 @@
 
 A run whose tools were live (``--tools-url`` to a server that may be gone, or ``--mcp-server``
 without ``--record-into``) cannot be replayed against those tools. Its trajectories hold every
-call and what it returned, so its replay is served from them: ``RunConfig.tools_replay`` names the
+call and what it returned, so its replay is served from them: ``RunConfig.tools.replay`` names the
 recorded run, and each episode's env answers a call with the recorded observation of the same
 function and the same arguments, the k-th identical call with the k-th recorded one (in node
 order, which is the order the calls were made). A call the recording does not hold gets an error
@@ -94,10 +94,10 @@ class RecordedToolEnvs:
 
 
 def open_recorded(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> RecordedToolEnvs:
-    """The ``recorded`` transport's opener (``RunConfig.tools_replay``)."""
-    assert config.tools_replay is not None
+    """The ``recorded`` transport's opener (``RunConfig.tools.replay``)."""
+    assert config.tools.replay is not None
     try:
-        store = RunStore.open(config.tools_replay)
+        store = RunStore.open(config.tools.replay)
     except RunError as e:
-        raise ConfigError(f"cannot read the recorded run {config.tools_replay}: {e}") from e
+        raise ConfigError(f"cannot read the recorded run {config.tools.replay}: {e}") from e
     return RecordedToolEnvs(store.path, suite, read_trajectories(store.path))

@@ -105,8 +105,8 @@ class RunRecord:
 
 def agent_label(manifest: Manifest) -> str:
     """The strategy as a table shows it: its name and the options the run set explicitly."""
-    name = str(manifest.agent.get("name") or manifest.config.agent)
-    options = manifest.config.agent_options
+    name = str(manifest.agent.get("name") or manifest.config.agent.name)
+    options = manifest.config.agent.options
     if not options:
         return name
     return f"{name}(" + ", ".join(f"{k}={v}" for k, v in sorted(options.items())) + ")"
@@ -156,7 +156,7 @@ def read_record(path: Path, key: str) -> RunRecord:
         suite=manifest.suite.name,
         suite_fingerprint=manifest.suite.fingerprint,
         agent=agent_label(manifest),
-        model=str(manifest.model.get("name") or manifest.config.model),
+        model=str(manifest.model.get("name") or manifest.config.model.name),
         started_at=manifest.started_at,
         ended_at=manifest.ended_at,
         status=manifest.status,

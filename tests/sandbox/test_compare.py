@@ -32,7 +32,7 @@ def test_compare_runs_every_strategy_on_the_same_tasks(tmp_path: Path) -> None:
     assert comparison.model == "noisy-reference:0.4" and comparison.seed == 3
     for s in comparison.strategies:
         manifest = json.loads(Path(s.run, "manifest.json").read_text())
-        assert manifest["config"]["model"] == "noisy-reference:0.4"
+        assert manifest["config"]["model"]["name"] == "noisy-reference:0.4"
         assert manifest["config"]["seed"] == 3
     saved = json.loads((folder / "comparison.json").read_text())
     assert saved["schema"] == "agent-sandbox/comparison@1"

@@ -50,7 +50,7 @@ def test_a_registered_executor_runs_the_run_and_order_does_not_matter(tmp_path: 
         out=str(tmp_path / "runs"),
     )
     with EXECUTORS.registered("backwards", ExecutorKind("backwards", lambda c: backwards)):
-        other = run_suite(config.model_copy(update={"executor": "backwards"}), show_progress=False)
+        other = run_suite(config.with_values({"executor.name": "backwards"}), show_progress=False)
     local = run_suite(config, show_progress=False)
     order = [(t.id, k) for k in range(2) for t in load_suite(config.suite).tasks]
     assert backwards.seen == order[::-1]  # finished in the reverse of the run's order

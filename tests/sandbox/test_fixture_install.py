@@ -56,7 +56,8 @@ def test_a_run_that_behaves_otherwise_replaces_the_fixture(tmp_path: Path) -> No
     assert "updated" in line and f"{first['scenario_id']} #0 differs at node 0, content" in line
     installed = fixtures / FIXTURE.name
     assert "a different thought" in (installed / "trajectories.jsonl").read_text()
-    assert json.loads((installed / "manifest.json").read_text())["config"]["out"] == str(fixtures)
+    config = json.loads((installed / "manifest.json").read_text())["config"]
+    assert config["output"]["out"] == str(fixtures)
     assert (installed / "report.md").read_text() == f"see `sandbox view {installed}`\n"
 
 

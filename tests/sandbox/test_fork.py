@@ -48,9 +48,9 @@ def test_fork_replays_the_prefix_then_the_live_model_continues(
     # from step 2 on the reference model decides, and it finishes the task
     assert forked.status.value == "answered"
     manifest = RunStore.open(result.path).manifest
-    assert manifest.config.model == "fork"  # a model kind: the prefix, then the live model
-    assert manifest.config.model_options["until_step"] == 1
-    assert manifest.config.model_options["then"] == "reference"
+    assert manifest.config.model.name == "fork"  # a model kind: the prefix, then the live model
+    assert manifest.config.model.options["until_step"] == 1
+    assert manifest.config.model.options["then"] == "reference"
 
 
 def test_fork_of_zero_steps_is_the_live_model_alone(noisy_run: Path, tmp_path: Path) -> None:

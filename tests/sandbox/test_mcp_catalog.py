@@ -148,7 +148,7 @@ def test_run_config_rejects_what_cannot_work(fields: dict[str, Any], message: st
 
 
 def test_offline_config_reads_the_recorded_suite() -> None:
-    live = RunConfig(mcp_server="http://x/mcp", record_into="rec", suite="tasks.yaml")
-    assert live.offline().suite == "rec" and live.offline().mcp_server is None
-    unrecorded = RunConfig(mcp_server="http://x/mcp")
+    live = RunConfig(tools={"mcp_server": "http://x/mcp", "record_into": "rec"}, suite="tasks.yaml")
+    assert live.offline().suite == "rec" and live.offline().tools.mcp_server is None
+    unrecorded = RunConfig(tools={"mcp_server": "http://x/mcp"})
     assert unrecorded.offline() is unrecorded

@@ -23,14 +23,15 @@ from sandbox.tool_envs import open_tool_envs
 
 
 def test_a_preset_fills_what_the_config_leaves_unset() -> None:
-    config = RunConfig(agent="dfsdt", preset="toolbench", agent_options={"width": 3})
+    config = RunConfig(agent={"name": "dfsdt", "options": {"width": 3}}, preset="toolbench")
     params = config.strategy().params
     assert params["width"] == 3  # given explicitly: kept
     assert (params["depth_unit"], params["max_observation_chars"]) == ("toolbench_nodes", 1024)
     assert params["on_model_error"] == "prune" and params["depth_cut_backtrack"] == 1
-    assert config.agent_options == {"width": 3}  # the config records what was given
-    assert config.budget().max_depth == 12 and config.budget().max_model_calls == 200
-    assert RunConfig(agent="react", preset="toolbench", max_depth=5).budget().max_depth == 5
+    assert config.agent.options == {"width": 3}  # the config records what was given
+    assert config.budget_for().max_depth == 12 and config.budget_for().max_model_calls == 200
+    own = RunConfig(agent={"name": "react"}, preset="toolbench", budget={"max_depth": 5})
+    assert own.budget_for().max_depth == 5
     react = RunConfig(agent="react", preset="toolbench").strategy().params
     assert "width" not in react and react["depth_unit"] == "toolbench_nodes"
     with pytest.raises(ValidationError, match="unknown preset 'fast'; known: toolbench"):
@@ -56,7 +57,8 @@ def test_task_settings_override_the_run_for_their_task(tmp_path: Path) -> None:
         task_settings={"mini_g1_track": TaskSettings(agent_options={"width": 1}, max_depth=3)},
     )
     assert config.strategy("mini_g1_track").params["width"] == 1
-    assert config.budget("mini_g1_track").max_depth == 3 and config.budget().max_depth is None
+    assert config.budget_for("mini_g1_track").max_depth == 3
+    assert config.budget_for().max_depth is None
     result = run_suite(config, show_progress=False)
     trees = {
         t.scenario_id: (t.agent.params["width"], t.tree["depth_limit"])

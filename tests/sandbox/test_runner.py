@@ -54,7 +54,7 @@ def test_reference_model_solves_every_task(tmp_path: Path) -> None:
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["status"] == "completed" and manifest["ended_at"]
     assert manifest["suite"]["fingerprint"].startswith("sha256:")
-    assert manifest["config"]["model"] == "reference"
+    assert manifest["config"]["model"]["name"] == "reference"
     assert "pydantic" in manifest["versions"]
     scores = json.loads((run / "scores.json").read_text())
     # the run ends with the evaluator's report, as `sandbox eval` would write it

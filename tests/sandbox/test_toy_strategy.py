@@ -93,7 +93,7 @@ def test_its_options_are_command_line_flags(toy, tmp_path: Path, capsys) -> None
     argv += ["--model", "reference", "--out", str(tmp_path), "--json", "--no-plots"]
     assert main(argv) == 0
     run = json.loads(capsys.readouterr().out)["run"]
-    assert RunStore.open(run).manifest.config.agent_options == {"retries": 0}
+    assert RunStore.open(run).manifest.config.agent.options == {"retries": 0}
     # an option of another strategy is refused, naming who takes it
     assert main([*argv, "--width", "3"]) == 2
     assert "'width' (taken by: dfsdt)" in capsys.readouterr().err

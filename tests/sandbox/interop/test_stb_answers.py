@@ -64,7 +64,11 @@ def test_what_each_episode_keeps(imported: tuple[dict, Path, str]) -> None:
     assert cot["G1_instruction-7"].status.value == "answered"
     assert cot["G1_instruction-8"].end_reason == "chains_exhausted"  # cut at its depth limit
     config = RunStore.open(runs / "CoT@1").manifest.config
-    assert (config.agent, config.max_depth, config.preset) == ("react@1", 12, "toolbench")
+    assert (config.agent.name, config.budget.max_depth, config.preset) == (
+        "react@1",
+        12,
+        "toolbench",
+    )
     assert config.task_settings["G1_instruction-8"].max_depth == 6
     converted = {t.scenario_id: t for t in read_trajectories(runs / "CoT@1-converted")}
     invented = converted["G1_instruction-8"].nodes[-1].calls[0]

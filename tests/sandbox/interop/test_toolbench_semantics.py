@@ -108,7 +108,7 @@ def test_2_depth_cut_backtrack_is_inferred_per_tree(tmp_path: Path) -> None:
     assert settings["G1-1"]["depth_cut_backtrack"] == 1
     assert settings["G1-2"]["depth_cut_backtrack"] == 2
     config = RunStore.open(suite / "original-runs" / DFS).manifest.config
-    assert config.preset == "toolbench" and config.max_depth == 4
+    assert config.preset == "toolbench" and config.budget.max_depth == 4
     assert config.strategy("G1-1").params["depth_cut_backtrack"] == 1
     assert config.strategy("G1-2").params["depth_cut_backtrack"] == 2
     _replays_exactly(suite / "original-runs" / DFS)

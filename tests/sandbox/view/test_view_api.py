@@ -43,7 +43,7 @@ def test_a_run_page_has_scores_config_plots_and_episode_rows(
     client: TestClient, view_runs: ViewRuns
 ) -> None:
     page = client.get(f"/api/runs/{view_runs.dfsdt}").json()
-    assert page["config"]["agent"] == "dfsdt" and page["label_source"] == "scores"
+    assert page["config"]["agent"]["name"] == "dfsdt" and page["label_source"] == "scores"
     assert "labels" not in page["scores"] and page["scores"]["pass_rate"]["n"] == len(TASKS)
     assert page["plots"] == ["pass_rate.png", "step_profile.png", "cost_vs_pass.png"]
     png = client.get(f"/api/runs/{view_runs.dfsdt}/plots/pass_rate.png")
