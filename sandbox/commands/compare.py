@@ -25,7 +25,7 @@ from pydantic import Field, model_validator
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
-from sandbox.commands.config_files import settings_from_args
+from sandbox.commands.config_files import check_unredacted, settings_from_args
 from sandbox.commands.eval import judge_failure_exit
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
@@ -142,6 +142,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.print_config:
         print_config(config)
         return 0
+    check_unredacted(config)
     check_protocol(config.scoring)  # bad protocol settings fail before anything runs
     if config.runs:
         comparison = _existing(config)

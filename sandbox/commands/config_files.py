@@ -27,10 +27,18 @@ from pydantic.fields import FieldInfo
 from mock_tools.yaml_text import dump_yaml_text, load_yaml
 from sandbox.errors import ConfigError
 from sandbox.store.config_upgrade import upgrade_flat
-from sandbox.store.setting import SettingField, is_section, setting_fields, unwrap_optional
+from sandbox.store.redact import REDACTED
+from sandbox.store.setting import (
+    SettingField,
+    is_section,
+    setting_fields,
+    unwrap_optional,
+    value_at,
+)
 
 __all__ = [
     "add_config_flags",
+    "check_unredacted",
     "config_yaml",
     "flag_settings",
     "merged_settings",
@@ -334,6 +342,18 @@ def _flag_value(actions: Mapping[str, argparse.Action], key: str, value: Any) ->
         choices = ", ".join(map(str, action.choices))
         raise ConfigError(f"{key} ({flag}): {value!r} is not one of {choices}")
     return value
+
+
+def check_unredacted(settings: BaseModel) -> None:
+    """``ConfigError`` for a secret setting that holds redacted credentials (``***``, as a
+    manifest or ``--print-config`` writes them): they must be given again to run."""
+    for setting in setting_fields(type(settings)):
+        value = value_at(settings, setting.path)
+        if setting.secret and isinstance(value, str) and REDACTED in value:
+            raise ConfigError(
+                f"{setting.path} holds redacted credentials ({value}): give its full value again "
+                f"with {setting.flag_name} or -C {setting.path}=..."
+            )
 
 
 def config_yaml(settings: BaseModel, *, exclude: Iterable[str] = ()) -> str:

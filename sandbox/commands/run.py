@@ -25,6 +25,7 @@ from sandbox.commands import COMMANDS
 from sandbox.commands.agent_options import add_agent_options
 from sandbox.commands.config_files import (
     add_config_flags,
+    check_unredacted,
     config_yaml,
     merged_settings,
     settings_from_args,
@@ -101,6 +102,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.print_config:
         print_config(config)
         return 0
+    check_unredacted(config)
     resolve_strategy(config)  # an unknown agent or option fails before anything runs
     result = run_suite(config, env=os.environ, plots=config.eval.plots)
     show(result, as_json=config.output.json_line)

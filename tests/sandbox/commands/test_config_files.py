@@ -236,3 +236,35 @@ def test_serve_takes_its_flags_by_name_from_a_file(
     assert "'sometimes' is not one of error, nearest" in capsys.readouterr().err
     assert main(["serve", str(MINI), "-C", "access_log=perhaps"]) == 2
     assert "access_log (--access-log) is true or false" in capsys.readouterr().err
+
+
+def test_compare_takes_its_agents_and_scoring_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = {
+        "suite": str(MINI),
+        "agents": ["react", "dfsdt"],
+        "model": {"name": "reference"},
+        "scoring": {"protocol": "default", "judge_order": "random"},
+        "eval": {"plots": False},
+        "output": {"out": str(tmp_path / "cmp"), "json_line": True},
+    }
+    assert main(["compare", "--config", _write(tmp_path / "compare.yaml", settings)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert set(line["pass_rate"]) == {"react", "dfsdt"} and line["protocol"] == "default"
+    assert main(["compare", "--config", _write(tmp_path / "none.yaml", {"seed": 1})]) == 2
+    assert "give --agents A,B,... (run and compare them) or --runs" in capsys.readouterr().err
+    assert main(["compare", "--agents", "react", "-C", "scoring.judge_order=sideways"]) == 2
+    assert "--judge-order (scoring.judge_order): Input should be 'alternate' or 'random'" in (
+        capsys.readouterr().err
+    )
+
+
+def test_redacted_credentials_in_a_config_file_are_asked_for_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = _write(tmp_path / "run.yaml", {"model": {"name": "openai:m@http://***@127.0.0.1:9/v1"}})
+    assert main(["run", "--config", file, "--suite", str(MINI), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "model.name holds redacted credentials" in err and "--model" in err
+    assert not any(tmp_path.glob("*/manifest.json"))
