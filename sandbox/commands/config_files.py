@@ -24,7 +24,6 @@ from typing import Any, TypeVar, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from mock_tools.yaml_text import dump_yaml_text, load_yaml
 from sandbox.errors import ConfigError
 from sandbox.store.config_upgrade import upgrade_flat
 from sandbox.store.redact import REDACTED
@@ -110,7 +109,7 @@ def _read_mapping(path: str) -> dict[str, Any]:
         reason = getattr(e, "strerror", None) or type(e).__name__
         raise ConfigError(f"cannot read config file {path}: {reason}") from e
     try:
-        data = load_yaml(text)
+        data = _load_yaml(text)
     except Exception as e:  # yaml.YAMLError and its subclasses
         raise ConfigError(f"config file {path} is not YAML: {_yaml_problem(e)}") from e
     if not isinstance(data, dict):
@@ -239,7 +238,7 @@ def parse_value(text: str) -> Any:
     """``text`` as a YAML/JSON scalar, or a collection written as one (``[...]``, ``{...}``);
     else the text itself."""
     try:
-        value = load_yaml(text)
+        value = _load_yaml(text)
     except Exception:  # not YAML: the text as written
         return text
     if isinstance(value, (list, dict)):
@@ -358,4 +357,12 @@ def check_unredacted(settings: BaseModel) -> None:
 
 def config_yaml(settings: BaseModel, *, exclude: Iterable[str] = ()) -> str:
     """``settings`` as a config file (YAML; secret settings redacted)."""
+    from mock_tools.yaml_text import dump_yaml_text
+
     return dump_yaml_text(settings.model_dump(mode="json", exclude=set(exclude)))
+
+
+def _load_yaml(text: str) -> Any:
+    from mock_tools.yaml_text import load_yaml  # PyYAML only when a setting is read: not --help
+
+    return load_yaml(text)

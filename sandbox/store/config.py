@@ -82,7 +82,7 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
-_SECTION = ConfigDict(extra="forbid")
+_SECTION = ConfigDict(extra="forbid", defer_build=True)
 
 
 class TaskSettings(BaseModel):
@@ -306,7 +306,7 @@ class OutputConfig(BaseModel):
 class RunConfig(BaseModel):
     """Everything that decides what a run does. Stored in the manifest; secrets never are."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _SECTION
 
     suite: Annotated[str, Flag(metavar="SUITE")] = Field(
         default=DEFAULT_SUITE, description="The suite folder."
