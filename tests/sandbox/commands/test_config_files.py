@@ -268,3 +268,22 @@ def test_redacted_credentials_in_a_config_file_are_asked_for_again(
     err = capsys.readouterr().err
     assert "model.name holds redacted credentials" in err and "--model" in err
     assert not any(tmp_path.glob("*/manifest.json"))
+
+
+def test_a_resume_keeps_its_config_and_says_what_it_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "--suite", str(MINI), "--model", "reference", "--out", str(tmp_path)]
+    assert main([*argv, "--run-id", "r", "--no-plots"]) == 0
+    capsys.readouterr()
+    run = str(tmp_path / "r")
+    assert (
+        main(["run", "--resume", run, "--seed", "3", "-C", "trials=2", "--no-plots", "--json"]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert "note: --resume runs with the run's own config; ignored: seed, trials" in err
+    assert json.loads(out)["episodes"] > 0  # --json was taken
+    config = RunStore.open(run).manifest.config
+    assert (config.seed, config.trials, config.eval.plots) == (0, 1, False)
+    assert main(["run", "--resume", run, "--max-run-cost", "2", "--print-config"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["budget"]["max_run_cost"] == 2

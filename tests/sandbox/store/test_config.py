@@ -4,6 +4,7 @@ field, the budget comes from its section, and copies by path refuse names that d
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,10 @@ import pytest
 from pydantic import ValidationError
 
 from agents.budget import Budget
+from sandbox.replay.replay import compare_trajectories
+from sandbox.run import resume_run
 from sandbox.run.runner import RESUMABLE_OVERRIDES, SECRET_FIELDS
-from sandbox.store import RunStore
+from sandbox.store import RunStore, read_trajectories
 from sandbox.store.config import BudgetConfig, RunConfig
 from sandbox.store.setting import secret_paths, setting_fields
 
@@ -149,3 +152,25 @@ def test_copies_by_path_and_no_silent_flat_update() -> None:
 def test_every_section_field_has_a_description() -> None:
     undocumented = [s.path for s in setting_fields(RunConfig) if not s.field.description]
     assert undocumented == []
+
+
+def test_a_run_with_a_flat_manifest_resumes_and_finishes_as_it_would_have(tmp_path: Path) -> None:
+    """An interrupted run whose manifest predates the sections: its resume reads the old config,
+    runs the missing episodes exactly as they ran, and writes the manifest in sections."""
+    committed = ROOT / "replays" / "react-noisy-default"
+    run = tmp_path / "react-noisy-default"
+    shutil.copytree(committed, run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["suite"]["path"] = str(ROOT / manifest["suite"]["path"])
+    manifest |= {"status": "interrupted", "ended_at": None}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    lines = (run / "trajectories.jsonl").read_text().splitlines(keepends=True)
+    (run / "trajectories.jsonl").write_text("".join(lines[:-5]))
+    result = resume_run(run, show_progress=False)
+    assert (result.status, result.ran) == ("completed", 5)
+    redone = {(t.scenario_id, t.trial): t for t in read_trajectories(run)}
+    for want in read_trajectories(committed):
+        got = redone[(want.scenario_id, want.trial)]
+        assert compare_trajectories(want, got).first_diff is None, want.scenario_id
+    config = json.loads((run / "manifest.json").read_text())["config"]
+    assert config["agent"] == {"name": "react", "options": {}}
