@@ -96,7 +96,10 @@ def merged_settings(args: argparse.Namespace, model: type[BaseModel]) -> dict[st
 
 def file_settings(path: str, model: type[BaseModel]) -> dict[str, Any]:
     """The settings of one config file, keys checked against ``model``."""
-    data = upgrade_flat(_read_mapping(path), model)
+    try:
+        data = upgrade_flat(_read_mapping(path), model)
+    except ValueError as e:  # a setting given twice, flat and in its section
+        raise ConfigError(f"config file {path}: {e}") from e
     _check_keys(data, model, "")
     return dict(data)
 
@@ -108,10 +111,7 @@ def _read_mapping(path: str) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as e:
         reason = getattr(e, "strerror", None) or type(e).__name__
         raise ConfigError(f"cannot read config file {path}: {reason}") from e
-    try:
-        data = _load_yaml(text)
-    except Exception as e:  # yaml.YAMLError and its subclasses
-        raise ConfigError(f"config file {path} is not YAML: {_yaml_problem(e)}") from e
+    data = _load_yaml(text, f"config file {path}")
     if not isinstance(data, dict):
         kind = "nothing" if data is None else f"a {type(data).__name__}"
         raise ConfigError(
@@ -122,6 +122,7 @@ def _read_mapping(path: str) -> dict[str, Any]:
 
 
 def _yaml_problem(e: Exception) -> str:
+    """A YAML error in one line: what and where."""
     problem = getattr(e, "problem", None) or type(e).__name__
     mark = getattr(e, "problem_mark", None)
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -238,8 +239,8 @@ def parse_value(text: str) -> Any:
     """``text`` as a YAML/JSON scalar, or a collection written as one (``[...]``, ``{...}``);
     else the text itself."""
     try:
-        value = _load_yaml(text)
-    except Exception:  # not YAML: the text as written
+        value = _load_yaml(text, "")
+    except ConfigError:  # not YAML: the text as written
         return text
     if isinstance(value, (list, dict)):
         return value if text.lstrip().startswith(("[", "{")) else text
@@ -362,7 +363,13 @@ def config_yaml(settings: BaseModel, *, exclude: Iterable[str] = ()) -> str:
     return dump_yaml_text(settings.model_dump(mode="json", exclude=set(exclude)))
 
 
-def _load_yaml(text: str) -> Any:
-    from mock_tools.yaml_text import load_yaml  # PyYAML only when a setting is read: not --help
+def _load_yaml(text: str, what: str) -> Any:
+    """The data of YAML ``text``; ``ConfigError`` saying where ``what`` is not YAML."""
+    import yaml  # PyYAML only when a setting is read: not for --help
 
-    return load_yaml(text)
+    from mock_tools.yaml_text import load_yaml
+
+    try:
+        return load_yaml(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{what} is not YAML: {_yaml_problem(e)}") from e

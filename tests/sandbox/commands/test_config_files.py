@@ -136,6 +136,7 @@ def test_bad_overrides_are_one_line_errors(
         ("seed: [1\n", "is not YAML: "),
         ("- seed\n- 1\n", "holds a list, not a mapping of settings"),
         ("", "holds nothing, not a mapping of settings"),
+        ("max_depth: 3\nbudget: {max_depth: 4}\n", "budget.max_depth is given twice"),
         ("just text\n", "holds a str, not a mapping of settings"),
     ],
 )
