@@ -10,8 +10,11 @@ strings, or scalar spelling ("5" vs 5 for an integer parameter). The steps, in o
 5. serialise as JSON with sorted keys and no whitespace.
 
 Values that cannot be coerced are kept as given, so that schema validation can report them.
-Nested objects (``properties``) and arrays (``items``) are canonicalised recursively.
-Pure; imports nothing from the project.
+Nested objects (``properties``) and arrays (``items``) are canonicalised recursively. Under a
+schema marked ``TOOLBENCH_NAMES`` (ToolBench and StableToolBench imports), an argument keyed by
+another spelling of a property's ToolBench name (``ID`` for ``is_id``) is read as that property
+first, so a call and a recording spelled either way meet.
+Pure; imports ``mock_tools.names`` only.
 """
 
 from __future__ import annotations
@@ -21,13 +24,19 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from mock_tools.names import TOOLBENCH_NAMES, toolbench_arguments
+
 _TRUE = {"true", "1", "yes", "y", "on"}
 _FALSE = {"false", "0", "no", "n", "off"}
 
 
 def canonical_args(args: dict[str, Any] | None, schema: dict[str, Any] | None = None) -> dict:
     """Return the canonical form of an arguments object under a JSON Schema."""
-    value = _canon(dict(args or {}), schema or {"type": "object"})
+    schema = schema or {"type": "object"}
+    args = dict(args or {})
+    if schema.get(TOOLBENCH_NAMES) is True:
+        args = toolbench_arguments(args, schema.get("properties") or {})
+    value = _canon(args, schema)
     return value if isinstance(value, dict) else {}
 
 
@@ -173,7 +182,11 @@ def canonicaliser(schema: dict[str, Any] | None) -> Callable[[dict[str, Any]], d
         bool: frozenset({None, "boolean"}),
     }
 
+    renames = schema.get(TOOLBENCH_NAMES) is True
+
     def canon(args: dict[str, Any]) -> dict[str, Any]:
+        if renames:
+            args = toolbench_arguments(args, props)
         out = dict(defaults)
         for k, v in args.items():
             if v is None:

@@ -17,6 +17,13 @@ UTF-8), 413 body too large, 415 a body declared as another media type than JSON,
 violations, a non-object body or nesting deeper than 64 levels. Injected faults answer with their
 own status.
 
+``/virtual`` answers as StableToolBench's server does: a ``tool_input`` that is not a JSON object
+gets 200 with ``{"error": <why>, "response": ""}``; ``tool_name`` may be ``<tool>_for_<category>``
+and ``category`` picks among tools that share their ToolBench names. In a suite of ToolBench origin
+(``SuiteMeta.origin``) arguments that fail the schema are not rejected on ``/virtual`` nor on the
+native route: they are answered as an unrecorded call (the miss policy's answer, 200). The typed
+routes keep validating strictly (422).
+
 Every tool-call answer carries ``X-Sandbox-Provenance`` (``hit | miss | nearest | simulated |
 upstream | fault:<kind> | unknown | invalid | bad_request``) and is counted in ``/stats``.
 

@@ -113,7 +113,7 @@ class CallRoutes:
             await _send(send, e.status, _headers(e.provenance), _reject_body(e, virtual))
             return
         try:
-            self.service.admit(call, ctx)
+            self.service.admit(call, ctx, strict=kind == TYPED)
             outcome = await self.service.answer(call, ctx)
         except Rejected as e:  # counted by the service
             await _send(send, e.status, _headers(e.provenance), _reject_body(e, virtual))
@@ -161,8 +161,8 @@ class CallRoutes:
         value = decode_json(raw)
         if kind == VIRTUAL:
             payload = _object(value, "request body")
-            tool, api = _virtual_target(payload)
-            tool, api = self.service.resolve(tool, api)
+            tool, api, category = _virtual_target(payload)
+            tool, api = self.service.resolve(tool, api, category)
             args = _tool_input(payload.get("tool_input"))
         else:
             args = _object(value, "arguments")
@@ -250,7 +250,8 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def _virtual_target(payload: dict[str, Any]) -> tuple[str, str]:
+def _virtual_target(payload: dict[str, Any]) -> tuple[str, str, str]:
+    """``(tool_name, api_name, category)`` of a ``/virtual`` body."""
     tool, api = payload.get("tool_name"), payload.get("api_name")
     if not isinstance(api, str) or not api or (tool is not None and not isinstance(tool, str)):
         raise Rejected(
@@ -259,20 +260,30 @@ def _virtual_target(payload: dict[str, Any]) -> tuple[str, str]:
             "api_name must be a non-empty string (an API name, or a function name such as "
             "current_for_weather when tool_name is empty), and tool_name a string",
         )
-    return tool or "", api
+    category = payload.get("category")
+    return tool or "", api, category if isinstance(category, str) else ""
 
 
 def _tool_input(value: Any) -> dict[str, Any]:
+    """The arguments of a ``/virtual`` call. ``tool_input`` that is not a JSON object is
+    answered with 200 and an error, as StableToolBench's server answers it (its client turns any
+    other status into an error of its own that no recorded trajectory holds)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return {}
     if isinstance(value, str):
         try:
             value = decode_json(value)
         except Rejected as e:
-            if e.status != 400:
+            if e.status != 400:  # nested too deep: refused like any body
                 raise
-            raise Rejected(400, "malformed_json", "tool_input is not valid JSON") from None
-    return _object(value, "tool_input")
+            raise Rejected(200, "unreadable_tool_input", _UNREADABLE + e.message) from None
+    if not isinstance(value, dict):
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+        raise Rejected(200, "unreadable_tool_input", f"{_UNREADABLE}it is {kind}")
+    return value
+
+
+_UNREADABLE = "Tool input is not a JSON object of arguments, so the API was not called: "
 
 
 _PATH_PARAMS = [

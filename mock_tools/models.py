@@ -26,6 +26,9 @@ DispatchRule = Literal["exact", "toolbench_suffix"]
 """How a client maps the function name a model wrote to an offered function (the same names as
 ``agents.toolenv.DispatchRule``, which implements them): ``exact``, or ToolBench's
 ``toolbench_suffix`` (the first offered function whose name ends with the name written)."""
+Origin = Literal["toolbench"]
+"""Where a suite comes from, when it is another benchmark's: ``toolbench`` for every suite a
+ToolBench or StableToolBench importer writes."""
 
 
 class _Strict(BaseModel):
@@ -218,4 +221,11 @@ class SuiteMeta(_Strict):
         default=False,
         description="Render observations with non-ASCII characters escaped, as ToolBench's "
         "json.dumps does (imported ToolBench suites).",
+    )
+    origin: Origin | None = Field(
+        default=None,
+        description="toolbench: imported from ToolBench or StableToolBench. Its APIs are offered "
+        "as ToolBench offers them (their schemas are ToolBench's), and its server answers as "
+        "StableToolBench's does: /virtual and the native route take arguments that fail the "
+        "schema as unrecorded calls (the miss policy answers) instead of rejecting them.",
     )

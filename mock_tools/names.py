@@ -6,18 +6,25 @@ ToolBench (and StableToolBench after it) rewrites names before showing them to a
   (ToolBench's character class also lets ``^`` through; kept here so names match), runs of ``_``
   collapse to one, the result is lowercased, leading/trailing ``_`` are removed, and a name that
   starts with a digit gets the prefix ``get_``;
-- API names that collide with Python words (``from``, ``class``, ``id``...) get the prefix ``is_``;
-- the function offered to the model is ``<api>_for_<tool>``, keeping its **last** 64 characters.
+- API and parameter names that collide with Python words (``from``, ``class``, ``id``...) get the
+  prefix ``is_`` (ToolBench's ``change_name``): a parameter ``ID`` is offered as ``is_id``,
+  ``driverId`` as ``driverid`` (``parameter_name``);
+- the function offered to the model is ``<api>_for_<tool>``, keeping its **last** 64 characters;
+- StableToolBench's server and cache name a category with spaces, commas and slashes made ``_``
+  (``category_folder``) and may call a tool ``<tool>_for_<category>``.
 
 ``NameResolver`` accepts the suite's own names, their standardised forms and function names, so a
-ToolBench or StableToolBench client can call a suite without knowing its exact spelling.
-Pure; imports nothing from the project.
+ToolBench or StableToolBench client can call a suite without knowing its exact spelling
+(``resolve_call`` also reads the category such a client sends). A parameters schema marked with
+``TOOLBENCH_NAMES`` names its properties as ToolBench offers them, and ``toolbench_arguments``
+reads any other spelling of those names onto them. Pure; imports nothing from the project.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
@@ -27,16 +34,28 @@ SUGGEST_QUERY_MAX = 64  # characters of a wrong name compared when suggesting
 SUGGEST_SHORTLIST = 24  # candidates kept by the cheap first pass
 _OUTSIDE = re.compile(r"[^\u4e00-\u9fa5^a-zA-Z0-9_]")
 _RUNS = re.compile(r"_+")
-_RESERVED = frozenset({"from", "class", "return", "false", "true", "id", "and", ""})
+_CHANGED = frozenset({"from", "class", "return", "false", "true", "id", "and"})
+"""ToolBench's ``change_name`` list: these names get an ``is_`` prefix."""
+_RESERVED = _CHANGED | {""}
+
+TOOLBENCH_NAMES = "x-toolbench-names"
+"""A parameters schema with this key set to true names its properties as ToolBench's client offers
+them (``parameter_name``): an argument spelled otherwise (``ID`` for ``is_id``) is read as the
+property its ToolBench name is (``toolbench_arguments``). ToolBench and StableToolBench importers
+mark the schemas they write; agents are offered the schema without the key."""
 
 __all__ = [
     "FUNCTION_NAME_MAX",
     "NAME_MAX",
+    "TOOLBENCH_NAMES",
     "NameResolver",
     "api_identifier",
+    "category_folder",
     "function_name",
+    "parameter_name",
     "split_function_name",
     "standardize",
+    "toolbench_arguments",
     "unique_function_names",
 ]
 
@@ -53,6 +72,49 @@ def api_identifier(api: str) -> str:
     """The API part of a function name: standardised, ``is_`` before reserved words."""
     text = standardize(api)
     return "is_" + text if text in _RESERVED else text
+
+
+def parameter_name(name: str) -> str:
+    """A parameter's name as ToolBench's client offers (and StableToolBench's client sends) it:
+    ``standardize``, then ``is_`` before a reserved word (``ID`` -> ``is_id``)."""
+    text = standardize(name)
+    return "is_" + text if text in _CHANGED else text
+
+
+def toolbench_arguments(args: dict[str, Any], properties: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` with every key that is not a property but whose ``parameter_name`` is one renamed
+    to that property (``ID``, ``Id`` -> ``is_id``), in place; a key whose property is given too,
+    or was already reached by an earlier key, stays as it is."""
+    if all(k in properties for k in args):
+        return args
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if key not in properties:
+            target = parameter_name(str(key))
+            if target in properties and target not in args and target not in out:
+                key = target
+        out[key] = value
+    return out
+
+
+def category_folder(category: str) -> str:
+    """A category as StableToolBench's server and cache folders spell it (``standardize_category``):
+    spaces, commas and slashes become ``_``, then one pass turns ``__`` into ``_``; case kept."""
+    text = category.replace(" ", "_").replace(",", "_").replace("/", "_")
+    return text.replace("__", "_")
+
+
+def without_category(tool: str, category: str) -> str:
+    """``tool`` without a ``_for_<category>`` suffix (any spelling of the category), as
+    StableToolBench's server accepts ``<tool>_for_<category>`` for a tool."""
+    if not category:
+        return tool
+    low = tool.lower()
+    for form in {category_folder(category), standardize(category), category}:
+        suffix = f"_for_{form}".lower()
+        if form and low.endswith(suffix) and len(tool) > len(suffix):
+            return tool[: -len(suffix)]
+    return tool
 
 
 def function_name(tool: str, api: str) -> str:
@@ -107,12 +169,22 @@ class NameResolver:
         self,
         pairs: Iterable[tuple[str, str]],
         functions: Mapping[str, tuple[str, str]] | None = None,
+        categories: Mapping[str, str] | None = None,
     ) -> None:
-        """``functions``: explicit function names (``ApiSpec.function``), resolved first."""
+        """``functions``: explicit function names (``ApiSpec.function``), resolved first;
+        ``categories``: each tool's category, which tells apart tools that share their
+        ToolBench names (``resolve_call``)."""
         self._pairs: list[tuple[str, str]] = list(pairs)
         self._tools: dict[str, str] = {}
         self._apis: dict[str, dict[str, str]] = {}
         self._functions: dict[str, tuple[str, str]] = dict(functions or {})
+        self._categories = {t: standardize(c) for t, c in (categories or {}).items()}
+        self._sharing: dict[str, list[tuple[str, str]]] = {}
+        """Function name -> every API that has it, for the APIs whose name is shared."""
+        self._function_of: dict[tuple[str, str], str] = {}
+        for name, pair in (functions or {}).items():
+            self._sharing.setdefault(name, []).append(pair)
+            self._function_of.setdefault(pair, name)
         for tool, api in self._pairs:
             self._tools.setdefault(tool, tool)
             per_tool = self._apis.setdefault(tool, {})
@@ -126,16 +198,27 @@ class NameResolver:
             self._functions.setdefault(full, (tool, api))
             self._functions.setdefault(full[-FUNCTION_NAME_MAX:], (tool, api))
             self._functions.setdefault(f"{api}_for_{tool}", (tool, api))
+            self._function_of.setdefault((tool, api), full[-FUNCTION_NAME_MAX:])
 
     @classmethod
-    def for_apis(cls, apis: Mapping[tuple[str, str], object]) -> NameResolver:
-        """A resolver over a suite's ``apis`` (``ApiSpec``s), explicit function names included."""
+    def for_apis(
+        cls,
+        apis: Mapping[tuple[str, str], object],
+        categories: Mapping[str, str] | None = None,
+    ) -> NameResolver:
+        """A resolver over a suite's ``apis`` (``ApiSpec``s), explicit function names included;
+        ``categories`` maps each tool to its category."""
         explicit: dict[str, tuple[str, str]] = {}
         for pair, spec in apis.items():
             name = getattr(spec, "function", None)
             if isinstance(name, str) and name:
                 explicit.setdefault(name, pair)
-        return cls(apis.keys(), explicit)
+        resolver = cls(apis.keys(), explicit, categories)
+        for pair, spec in apis.items():
+            name = getattr(spec, "function", None)
+            if isinstance(name, str) and name and explicit[name] != pair:
+                resolver._sharing[name].append(pair)
+        return resolver
 
     def tool(self, name: str) -> str | None:
         """The suite's tool name for ``name`` (exact or standardised), or None."""
@@ -160,6 +243,27 @@ class NameResolver:
     def resolve_function(self, name: str) -> tuple[str, str] | None:
         """The ``(tool, api)`` behind a function name such as ``get_weather_for_weatherly``."""
         return self._functions.get(name) or self._functions.get(standardize(name))
+
+    def resolve_call(self, tool: str, api: str, category: str = "") -> tuple[str, str] | None:
+        """A StableToolBench ``/virtual`` call's ``(tool, api)``: ``resolve``, where ``tool`` may
+        also be ``<tool>_for_<category>`` and, when several tools share the ToolBench names
+        called (one tool name in two categories), the one in ``category`` wins."""
+        tool = without_category(tool, category)
+        pair = self.resolve(tool, api)
+        if not category:
+            return pair
+        names = [self._function_of[pair]] if pair is not None else []
+        if tool:
+            names.append(f"{api_identifier(api)}_for_{standardize(tool)}"[-FUNCTION_NAME_MAX:])
+        wanted = standardize(category)
+        for name in names:
+            for candidate in self._sharing.get(name, []):
+                if self._categories.get(candidate[0]) == wanted:
+                    return candidate
+        if pair is None:
+            shared = [c for n in names for c in self._sharing.get(n, [])]
+            return shared[0] if shared else None
+        return pair
 
     def suggest(self, tool: str, api: str | None = None, limit: int = 3) -> list[str]:
         """The closest existing names, as ``tool/api`` (or ``tool``) strings, best first."""

@@ -41,7 +41,11 @@ def virtual_payload(o: Outcome) -> dict[str, Any]:
 
 
 def reject_payload(e: Rejected, virtual: bool) -> dict[str, Any]:
-    """The body of a rejected call (unknown API, invalid arguments, bad request)."""
+    """The body of a rejected call (unknown API, invalid arguments, bad request). A rejection
+    answered with 200 on ``/virtual`` (``tool_input`` that is not JSON) has StableToolBench's
+    body: the error and an empty response, nothing else."""
+    if virtual and e.status == 200:
+        return {"error": e.message, "response": ""}
     if virtual:
         return {"error": e.message, "response": "", "code": e.code, **e.extra}
     payload: dict[str, Any] = {"ok": False, "body": None, "error": e.message, "code": e.code}

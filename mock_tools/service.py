@@ -6,7 +6,9 @@ the names, canonicalise and validate the arguments, decide an injected fault, co
 look the call up (in the caller's recordings scope first, then in the overlay of answers made at run
 time), and on a miss ask the miss policy (``mock_tools.miss``), keeping what it produced when it
 says so. A recorded call is served as recorded even when its arguments fail the schema (ToolBench
-sent them to the API as they were): schema violations reject new calls only.
+sent them to the API as they were): schema violations reject new calls only, and in a suite of
+ToolBench origin only on strict routes (the typed ones): StableToolBench's server validates
+nothing, so ``/virtual`` and the native route answer such a call as an unrecorded one.
 Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
 Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
 (the miss policy by name, faults, a recording file). May import the suite, store, canonical,
@@ -176,7 +178,10 @@ class MockToolService:
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
-        self.resolver = NameResolver.for_apis(suite.apis)
+        categories = {t.name: t.category for t in suite.tools.values()}
+        self.resolver = NameResolver.for_apis(suite.apis, categories)
+        self.toolbench = suite.meta.origin == "toolbench"
+        """Of ToolBench origin: only strict routes reject arguments that fail the schema."""
         self.miss_policy: MissPolicy = miss_policy or ErrorPolicy()
         self.faults = faults or FaultPlan()
         self.writer = writer
@@ -218,15 +223,19 @@ class MockToolService:
         canon, key = self.canonical(tool, api, args)
         return Call(tool, api, canon, key)
 
-    def admit(self, call: Call, ctx: CallContext) -> None:
+    def admit(self, call: Call, ctx: CallContext, *, strict: bool = True) -> None:
         """Check a call that has no recording against its API's schema (a recorded call is
         served as recorded); ``Rejected`` (counted) listing the violations. A call once admitted
         in a recordings scope is admitted again without a second look (recordings are only ever
-        added), so a repeated hit probes the store once, when it is answered."""
+        added), so a repeated hit probes the store once, when it is answered. ``strict=False``
+        (``/virtual``, the native route): in a suite of ToolBench origin a call that fails the
+        schema is admitted too, and the miss policy answers it."""
         memo = (ctx.recordings, call.tool, call.api, call.key)
         if memo in self._admitted:
             return
         if not self.store.has(call.tool, call.api, call.key, scope=ctx.recordings):
+            if self.toolbench and not strict:
+                return  # not kept: a strict route must still check the same call
             try:
                 self.validate(call.tool, call.api, call.canon, call.key)
             except Rejected as e:
@@ -240,12 +249,18 @@ class MockToolService:
         self.stats.count(outcome.provenance, call.tool, call.api)
         return outcome
 
-    def resolve(self, tool: str, api: str) -> tuple[str, str]:
+    def resolve(self, tool: str, api: str, category: str | None = None) -> tuple[str, str]:
+        """The suite's ``(tool, api)`` for names in any spelling; with ``category`` (a
+        StableToolBench ``/virtual`` call), also ``<tool>_for_<category>`` and the tool of that
+        category among tools that share their ToolBench names. ``Rejected`` (404) otherwise."""
         if len(tool) > NAME_MAX or len(api) > NAME_MAX:
             raise Rejected(
                 422, "name_too_long", f"tool and API names are at most {NAME_MAX} characters"
             )
-        pair = self.resolver.resolve(tool, api)
+        if category is None:
+            pair = self.resolver.resolve(tool, api)
+        else:
+            pair = self.resolver.resolve_call(tool, api, category[:NAME_MAX])
         if pair is None:
             known_tool = self.resolver.tool(tool) is not None
             what = f"API {api!r} of tool {tool!r}" if known_tool else f"tool {tool!r}"
