@@ -45,6 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Folder that receives one run folder per method, e.g. DIR/DFS_woFilter_w2 and "
         "DIR/CoT@1 (default: SUITE_DIR/original-runs).",
     )
+    p.add_argument(
+        "--queries",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="the query files the answers answer: the tools' categories come from them "
+        "(answer files do not name them)",
+    )
     p.set_defaults(handler=_answers)
 
     p = kinds.add_parser("stb-cache", help="A StableToolBench response cache folder.")
@@ -96,7 +105,7 @@ def _queries(args: argparse.Namespace) -> int:
 
 def _answers(args: argparse.Namespace) -> int:
     _fresh(args.out)
-    summary = import_answers(args.inputs, args.out, args.run_out, args.name)
+    summary = import_answers(args.inputs, args.out, args.run_out, args.name, args.queries)
     _print(summary)
     for skip in summary.skipped:
         print(f"skipped {skip.source}: {skip.reason}", file=sys.stderr)

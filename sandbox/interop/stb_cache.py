@@ -6,9 +6,13 @@ Keys are parsed with ``ast.literal_eval`` (then JSON), never ``eval``; the store
 canonically, so ``{'a': 1}`` and ``{"a": "1"}`` meet.
 
 When the target suite already exists (e.g. imported from the query files), cached calls are
-resolved onto its tools with ToolBench's name standardisation; APIs it lacks are added to
-``tools/stb-cache.yaml`` with an open schema (names and types unknown beyond the cache keys).
-Recordings are JSONL: ``mock_tools`` loads no SQLite store yet.
+resolved onto its tools with ToolBench's name standardisation (the folder's category picks among
+tools that share a name across categories); APIs it lacks are added to ``tools/stb-cache.yaml``
+as ToolBench would offer an API without documentation (names and types are unknown beyond the
+cache keys). The cache's keys are the arguments as StableToolBench's client sent them, in
+ToolBench's parameter names, which are the names of the suite's (ToolBench) schemas. A new suite
+is of ToolBench origin (suffix dispatch, ASCII-escaped observations). Recordings are JSONL:
+``mock_tools`` loads no SQLite store yet.
 
 StableToolBench treats some real responses as misses and simulates those calls instead
 (``invalid_reason``, after its server's validity rule: an error, a rate limit or timeout, an
@@ -25,12 +29,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mock_tools.models import ApiSpec, Provenance, Recording, Response, SuiteMeta, ToolSpec
+from mock_tools.models import ApiSpec, Provenance, Recording, Response, ToolSpec
 from mock_tools.names import NameResolver, standardize
 from mock_tools.suite import SuiteError, load_suite
 from sandbox.errors import SandboxError
 from sandbox.interop.suite_writer import dump_yaml, write_recordings
 from sandbox.interop.summary import ImportSummary
+from sandbox.interop.toolbench_functions import kept_parameters, toolbench_function
+from sandbox.interop.toolbench_queries import toolbench_meta
 
 __all__ = ["LARGE_CACHE", "import_stb_cache", "invalid_reason", "parse_cache_key"]
 
@@ -129,6 +135,17 @@ def invalid_reason(value: Any) -> str | None:
     return None
 
 
+def _undocumented(tool: str, api: str) -> ApiSpec:
+    """An API known from the cache only, as ToolBench offers an API without documentation."""
+    fn = toolbench_function({"tool_name": tool, "api_name": api})
+    return ApiSpec(
+        name=api,
+        description=fn["description"],
+        parameters=kept_parameters(fn["parameters"]),
+        function=fn["name"],
+    )
+
+
 def _tool_of(folder: str, category: str) -> str:
     for suffix in (f"_for_{standardize(category)}", f"_for_{category}"):
         if folder.endswith(suffix) and len(folder) > len(suffix):
@@ -154,7 +171,10 @@ def import_stb_cache(
             existing = load_suite(out)
         except SuiteError as e:
             raise SandboxError(f"{out}: the existing suite does not load: {e}") from e
-    resolver = NameResolver(existing.apis if existing else [])
+    resolver = NameResolver.for_apis(
+        existing.apis if existing else {},
+        {t.name: t.category for t in existing.tools.values()} if existing else None,
+    )
     added: dict[str, ToolSpec] = {}
     recordings: list[Recording] = []
     files = sorted(cache.glob("*/*/*.json"))
@@ -170,15 +190,15 @@ def import_stb_cache(
         if not isinstance(data, dict):
             summary.skip(str(f), "malformed cache file: not a JSON object")
             continue
-        target = resolver.resolve(tool_name, api_name)
+        target = resolver.resolve_call(tool_name, api_name, category)
         if target is None:
             spec = added.get(tool_name)
             if spec is None:
                 spec = added[tool_name] = ToolSpec(
-                    name=tool_name, category=category, apis=[ApiSpec(name=api_name)]
+                    name=tool_name, category=category, apis=[_undocumented(tool_name, api_name)]
                 )
             elif all(a.name != api_name for a in spec.apis):
-                spec.apis.append(ApiSpec(name=api_name))
+                spec.apis.append(_undocumented(tool_name, api_name))
             target = (tool_name, api_name)
         for key, value in data.items():
             entries += 1
@@ -203,12 +223,8 @@ def import_stb_cache(
                 )
             )
     if existing is None:
-        dump_yaml(
-            SuiteMeta(
-                name=name or out.name, description=f"Imported from a StableToolBench cache: {cache}"
-            ).model_dump(mode="json"),
-            out / "suite.yaml",
-        )
+        meta = toolbench_meta(name or out.name, f"Imported from a StableToolBench cache: {cache}")
+        dump_yaml(meta.model_dump(mode="json"), out / "suite.yaml")
     if added:
         dump_yaml(
             [t.model_dump(mode="json", exclude_defaults=True) for t in added.values()],

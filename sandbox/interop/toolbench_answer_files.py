@@ -48,7 +48,7 @@ from sandbox.interop.toolbench_queries import ToolCatalog
 from sandbox.interop.toolbench_settings import EpisodeSettings, Settled, dfs_candidates
 from sandbox.interop.toolbench_tree import ObservedCall, Offered, TurnReader
 
-__all__ = ["RECORDED_AT", "AnswerEpisode", "answer_files", "read_answer_file"]
+__all__ = ["RECORDED_AT", "UNKNOWN_CATEGORY", "AnswerEpisode", "answer_files", "read_answer_file"]
 
 Layout = Literal["dfs", "chain", "converted"]
 
@@ -59,6 +59,8 @@ _METHOD = re.compile(r"^(dfs|cot|react)", re.IGNORECASE)
 _WIDTH = re.compile(r".+_w(\d+)")
 _AT = re.compile(r"@(\d+)$")
 _NO_SUCH = re.compile(r"^No such function name: (?P<name>.*)$", re.S)
+UNKNOWN_CATEGORY = "toolbench"
+"""The category of a tool until a query file names it (answer files do not)."""
 DEFAULT_DEPTH = 12
 """ToolBench's ``single_chain_max_step`` (``run_single_task``), when a file does not say."""
 
@@ -160,7 +162,7 @@ def _offered(
         except (ValueError, ValidationError) as e:
             summary.skip(f"{source} function {fn.get('name')!r}", f"malformed function: {e}")
             continue
-        catalog.add(found.tool, "toolbench", found.api)
+        catalog.add(found.tool, UNKNOWN_CATEGORY, found.api)  # query files may tell it later
         if not found.name_matches:
             summary.notes.append(f"{source}: {found.function!r} does not rebuild exactly")
         if found.function in targets:

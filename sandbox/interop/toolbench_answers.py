@@ -34,18 +34,24 @@ from pydantic import ValidationError
 
 from agents.outcome import fallback_outcome
 from agents.trajectory import Component, Status
-from mock_tools.models import Reference, RefStep, SuiteMeta, Task
+from mock_tools.models import Reference, RefStep, Task
 from mock_tools.suite import fingerprint
 from sandbox.errors import SandboxError
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_answer_files import (
     RECORDED_AT,
+    UNKNOWN_CATEGORY,
     AnswerEpisode,
     answer_files,
     read_answer_file,
 )
-from sandbox.interop.toolbench_queries import ToolCatalog, task_group
+from sandbox.interop.toolbench_queries import (
+    ToolCatalog,
+    task_group,
+    tool_categories,
+    toolbench_meta,
+)
 from sandbox.interop.toolbench_recordings import EpisodeCalls, merge_recordings
 from sandbox.interop.toolbench_settings import settle
 from sandbox.store import Manifest, RunStore, SuiteInfo
@@ -65,9 +71,17 @@ def method_folder(text: str) -> str:
 
 
 def import_answers(
-    inputs: list[Path], out: Path, run_out: Path | None = None, name: str | None = None
+    inputs: list[Path],
+    out: Path,
+    run_out: Path | None = None,
+    name: str | None = None,
+    queries: list[Path] | None = None,
 ) -> ImportSummary:
-    """Import answer files (or folders of them) into a suite folder and one run per method."""
+    """Import answer files (or folders of them) into a suite folder and one run per method.
+
+    Answer files do not name their tools' categories: ``queries`` (the query files they answer)
+    give them, so that the suite's categories are those ``import toolbench-queries`` writes;
+    without them every tool is in the category ``toolbench``."""
     summary = ImportSummary(kind="toolbench-answers", out=str(out))
     files = answer_files(inputs)
     if not files:
@@ -95,6 +109,17 @@ def import_answers(
         for ep in group:
             _take_outcome(ep, summary, run_name)
 
+    if queries:
+        unknown = catalog.recategorise(tool_categories(queries))
+        if unknown:
+            summary.notes.append(
+                f"{unknown} tools are in no query file: category '{UNKNOWN_CATEGORY}'"
+            )
+    else:
+        summary.notes.append(
+            f"categories unknown (answer files do not name them): tools are in category "
+            f"'{UNKNOWN_CATEGORY}'; pass the query files (--queries) to take theirs"
+        )
     schemas = {
         (t, a): spec.parameters for t, apis in catalog.apis.items() for a, spec in apis.items()
     }
@@ -108,12 +133,7 @@ def import_answers(
         RECORDED_AT,
     )
     tasks = _tasks(episodes)
-    meta = SuiteMeta(
-        name=name or out.name,
-        description="Imported from ToolBench / StableToolBench answers.",
-        dispatch="toolbench_suffix",
-        ascii_observations=True,
-    )
+    meta = toolbench_meta(name or out.name, "Imported from ToolBench / StableToolBench answers.")
     by_group: dict[str, list[Task]] = {}
     for task in tasks:
         by_group.setdefault(task.group, []).append(task)

@@ -3,12 +3,14 @@
 A query file is a JSON list of ``{query, query_id, api_list, "relevant APIs"}``. Each ``api_list``
 entry documents one API (``category_name, tool_name, api_name, api_description,
 required_parameters, optional_parameters, method, template_response``). Tools keep their original
-names; ``mock_tools.names`` maps ToolBench's ``<api>_for_<tool>`` function names back to them.
+names; each API is kept as the function ToolBench's client offers for it
+(``sandbox.interop.toolbench_functions``): its ToolBench function name, description and
+parameters (standardised names, ``NUMBER`` offered as ``integer``, defaults as ``example_value``,
+never as a schema ``default``, which would be filled into every canonical key). An answer file
+that offered the same API imports the same schema.
 
-Parameter types become JSON Schema (see ``parameter_schema``). ToolBench's ``default`` values are
-example values (required parameters have them too, and ToolBench's server never fills them in), so
-they are kept as ``examples`` and never as a schema ``default``, which would be filled into every
-canonical key.
+The suite is of ToolBench origin (``SuiteMeta.origin``): ToolBench's suffix dispatch and
+ASCII-escaped observations, and a server that answers as StableToolBench's does.
 """
 
 from __future__ import annotations
@@ -21,45 +23,35 @@ from typing import Any
 from pydantic import ValidationError
 
 from mock_tools.models import ApiRef, ApiSpec, Reference, SuiteMeta, Task, ToolSpec
+from mock_tools.names import standardize
 from sandbox.errors import SandboxError
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
+from sandbox.interop.toolbench_functions import kept_parameters, toolbench_function
 
-__all__ = ["ToolCatalog", "import_queries", "parameter_schema", "task_group"]
+__all__ = ["ToolCatalog", "import_queries", "task_group", "tool_categories", "toolbench_meta"]
 
-_TYPES = {"STRING": "string", "NUMBER": "number", "BOOLEAN": "boolean"}
 _GROUP = re.compile(r"^(G\d+)")
 
 
-def parameter_schema(param: dict[str, Any]) -> dict[str, Any]:
-    """JSON Schema of one ToolBench parameter.
-
-    STRING -> string, NUMBER -> number (ToolBench declares latitudes and prices as NUMBER, so not
-    integer), BOOLEAN -> boolean; everything else (ENUM without values, DATE, TIME, ARRAY and
-    OBJECT described as comma-separated text, BINARY, unknown) -> string, with the original type
-    kept under ``x-toolbench-type``.
-    """
-    raw = str(param.get("type") or "STRING")
-    base = raw.split(" ", 1)[0].upper()
-    schema: dict[str, Any] = {"type": _TYPES.get(base, "string")}
-    if base not in _TYPES:
-        schema["x-toolbench-type"] = raw
-    description = param.get("description")
-    if isinstance(description, str) and description.strip():
-        schema["description"] = description
-    example = param.get("default")
-    if example not in (None, "", [], {}):
-        schema["examples"] = [example]
-    return schema
+def toolbench_meta(name: str, description: str) -> SuiteMeta:
+    """The ``suite.yaml`` of every ToolBench / StableToolBench import: ToolBench's suffix
+    dispatch, ASCII-escaped observations, ToolBench origin."""
+    return SuiteMeta(
+        name=name,
+        description=description,
+        dispatch="toolbench_suffix",
+        ascii_observations=True,
+        origin="toolbench",
+    )
 
 
 def api_from_entry(entry: dict[str, Any]) -> ApiSpec:
-    """An ``ApiSpec`` from one ``api_list`` entry; raises ``ValueError`` when malformed."""
+    """An ``ApiSpec`` from one ``api_list`` entry: ToolBench's function for it, under the API's
+    own name; raises ``ValueError`` when malformed."""
     name = entry.get("api_name")
     if not isinstance(name, str) or not name.strip():
         raise ValueError("api_name missing")
-    properties: dict[str, Any] = {}
-    required: list[str] = []
     for kind in ("required_parameters", "optional_parameters"):
         params = entry.get(kind) or []
         if not isinstance(params, list):
@@ -67,18 +59,15 @@ def api_from_entry(entry: dict[str, Any]) -> ApiSpec:
         for p in params:
             if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"]:
                 raise ValueError(f"{kind} has an entry without a name")
-            if p["name"] in properties:
-                continue  # listed twice: the first (required) mention wins
-            properties[p["name"]] = parameter_schema(p)
-            if kind == "required_parameters":
-                required.append(p["name"])
+    fn = toolbench_function(entry)
     template = entry.get("template_response")
     return ApiSpec(
         name=name,
-        description=str(entry.get("api_description") or "").strip(),
-        parameters={"type": "object", "properties": properties, "required": required},
+        description=fn["description"],
+        parameters=kept_parameters(fn["parameters"]),
         returns=json.dumps(template, ensure_ascii=False) if template else None,
         method=str(entry.get("method") or "GET").upper(),
+        function=fn["name"],
     )
 
 
@@ -98,6 +87,13 @@ class ToolCatalog:
             per_tool[api.name] = api
         elif known != api:
             self.conflicts += 1
+
+    def recategorise(self, categories: dict[str, str]) -> int:
+        """Put each tool named in ``categories`` in its category; returns how many were not."""
+        for tool in self.categories:
+            if tool in categories:
+                self.categories[tool] = categories[tool]
+        return sum(1 for tool in self.categories if tool not in categories)
 
     def has(self, tool: str, api: str) -> bool:
         return api in self.apis.get(tool, {})
@@ -131,6 +127,19 @@ def read_query_file(path: Path) -> list[Any]:
     if not isinstance(data, list):
         raise SandboxError(f"{path}: a query file is a JSON list of queries")
     return data
+
+
+def tool_categories(files: list[Path]) -> dict[str, str]:
+    """Standardised tool name -> its category, from query files' ``api_list`` entries (the first
+    category wins for a name used in several)."""
+    out: dict[str, str] = {}
+    for path in files:
+        for q in read_query_file(path):
+            for entry in q.get("api_list") or [] if isinstance(q, dict) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("tool_name"), str):
+                    category = str(entry.get("category_name") or "General")
+                    out.setdefault(standardize(entry["tool_name"]), category)
+    return out
 
 
 def suite_tool_names(queries: list[Any]) -> dict[tuple[str, str], str]:
@@ -244,9 +253,9 @@ def import_queries(files: list[Path], out: Path, name: str | None = None) -> Imp
         if not catalog.has(tool, api)
     )
     summary.read = {"files": len(files), "queries": n_queries}
-    meta = SuiteMeta(
-        name=name or out.name,
-        description=f"Imported from ToolBench query files: {', '.join(p.name for p in files)}",
+    meta = toolbench_meta(
+        name or out.name,
+        f"Imported from ToolBench query files: {', '.join(p.name for p in files)}",
     )
     summary.written = write_suite(out, meta, catalog.by_category(), tasks, {})
     if catalog.conflicts:

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from appcheck import call_every_api
 
-from mock_tools.names import NameResolver, function_name
+from mock_tools.names import NameResolver
 from mock_tools.suite import load_suite
-from sandbox.interop.toolbench_queries import import_queries, parameter_schema
+from sandbox.interop.toolbench_functions import toolbench_function, toolbench_parameters
+from sandbox.interop.toolbench_queries import import_queries
 
 QUERY = {
     "query": "Convert 5 USD to EUR and tell me the weather in Paris.",
@@ -45,15 +46,66 @@ QUERY = {
 }
 
 
-def test_types_map_to_json_schema() -> None:
-    assert parameter_schema({"type": "NUMBER", "default": 3}) == {"type": "number", "examples": [3]}
-    assert parameter_schema({"type": "string", "description": "d"}) == {
-        "type": "string",
-        "description": "d",
+def test_parameters_are_offered_as_toolbench_offers_them() -> None:
+    """Types NUMBER/STRING/BOOLEAN -> integer/string/boolean, anything else string; names
+    standardised with is_ before reserved words; defaults as example_value unless empty;
+    descriptions cut at 256 characters; required first, then optional."""
+    params = toolbench_parameters(
+        [
+            {"name": "ID", "type": "NUMBER", "description": "x" * 300, "default": 5},
+            {"name": "driverId", "type": "ENUM", "description": "d", "default": ""},
+        ],
+        [
+            {"name": "longUrl", "type": "BOOLEAN", "description": "", "default": "true"},
+            {"name": "from", "type": "DATE (YYYY-MM-DD)", "description": "", "default": 0},
+        ],
+    )
+    assert params == {
+        "type": "object",
+        "properties": {
+            "is_id": {"type": "integer", "description": "x" * 256, "example_value": 5},
+            "driverid": {"type": "string", "description": "d"},
+            "longurl": {"type": "boolean", "description": "", "example_value": "true"},
+            "is_from": {"type": "string", "description": "", "example_value": 0},
+        },
+        "required": ["is_id", "driverid"],
+        "optional": ["longurl", "is_from"],
     }
-    enum = parameter_schema({"type": "ENUM", "default": ""})
-    assert enum == {"type": "string", "x-toolbench-type": "ENUM"}
-    assert parameter_schema({"type": "BOOLEAN"})["type"] == "boolean"
+
+
+def test_optional_parameters_are_offered_only_next_to_required_ones() -> None:
+    """ToolBench's quirk: an API whose parameters are all optional is offered none."""
+    only_optional = [{"name": "q", "type": "STRING", "description": "", "default": "a"}]
+    assert toolbench_parameters([], only_optional) == {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "optional": [],
+    }
+
+
+def test_function_name_and_description_as_toolbench_builds_them() -> None:
+    """<api>_for_<tool> cut to its last 64 characters; the description prefixed with the tool
+    and, inside ToolBench's quotes, the API description with the API name replaced by the
+    function name, cut at 256 characters."""
+    entry = {
+        "tool_name": "Weather API",
+        "api_name": "Get Weather",
+        "api_description": "  Get Weather now. " + "y" * 300,
+    }
+    fn = toolbench_function(entry)
+    assert fn["name"] == "get_weather_for_weather_api"
+    text = ("Get Weather now. " + "y" * 300).replace("Get Weather", fn["name"])[:256]
+    assert fn["description"] == (
+        'This is the subfunction for tool "weather_api", you can use this tool.'
+        f'The description of this function is: "{text}"'
+    )
+    bare = toolbench_function({"tool_name": "t" * 60, "api_name": "ID", "api_description": " "})
+    assert bare["name"] == f"is_id_for_{'t' * 60}"[-64:]
+    assert (
+        bare["description"]
+        == f'This is the subfunction for tool "{"t" * 60}", you can use this tool.'
+    )
 
 
 def test_import_writes_a_suite_that_loads(tmp_path: Path) -> None:
@@ -76,11 +128,22 @@ def test_import_writes_a_suite_that_loads(tmp_path: Path) -> None:
     }
     assert task.reference.apis() == [("Currency Converter_v2 (Finance)", "Convert")]
     api = suite.api("Currency Converter_v2 (Finance)", "Convert")
-    assert api is not None and api.parameters["required"] == ["amount", "from"]
-    assert "default" not in api.parameters["properties"]["from"]
-    resolver = NameResolver(suite.apis)
-    fn = function_name("Currency Converter_v2 (Finance)", "Convert")
-    assert resolver.resolve_function(fn) == ("Currency Converter_v2 (Finance)", "Convert")
+    assert api is not None and api.parameters["required"] == ["amount", "is_from"]
+    assert api.parameters["optional"] == ["day", "round"]
+    assert "default" not in api.parameters["properties"]["is_from"]
+    assert api.function == "convert_for_currency_converter_v2"
+    # the same ToolBench function name in both categories: the category tells them apart
+    resolver = NameResolver.for_apis(suite.apis, {t.name: t.category for t in suite.tools.values()})
+    assert resolver.resolve_call("currency_converter_v2", "convert", "Financial") == (
+        "Currency Converter_v2 (Financial)",
+        "Convert",
+    )
+    assert resolver.resolve_call("currency_converter_v2_for_Finance", "convert", "Finance") == (
+        "Currency Converter_v2 (Finance)",
+        "Convert",
+    )
+    assert suite.meta.origin == "toolbench"
+    assert suite.meta.dispatch == "toolbench_suffix" and suite.meta.ascii_observations
 
 
 def test_all_stabletoolbench_queries(shared_data: Path, tmp_path: Path) -> None:
