@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -133,7 +133,9 @@ class _Search:
             calls = self.ep.trajectory.node(parent).calls
             if calls and calls[-1].observation is not None:
                 last_observation = calls[-1].observation.content or None
-        return diversity_prompt(earlier, last_observation)
+        return diversity_prompt(
+            earlier, last_observation, toolbench=self.opts.diversity_prompt == "toolbench"
+        )
 
     async def expand(self, parent: int | None) -> int:
         """Generate and search up to ``width`` children of ``parent``; return levels to climb."""
@@ -192,9 +194,10 @@ class DFSDTOptions(AgentOptions):
     give_up_backtrack: int = Field(
         default=GIVE_UP_BACKTRACK, ge=1, description="Levels a give-up climbs."
     )
-    diversity_prompt: bool = Field(
+    diversity_prompt: bool | Literal["toolbench"] = Field(
         default=True,
-        description="Ask for a different action when generating a second or later child.",
+        description="Ask for a different action when generating a second or later child "
+        "('toolbench': with the candidates written as ToolBench writes them).",
     )
     on_model_error: ModelErrorPolicy = Field(
         default="stop",

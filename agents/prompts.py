@@ -25,16 +25,28 @@ DIVERSITY_HEADER = "You have been at this exact state before."
 """First line of every diversity prompt (tests and tools may look for it)."""
 
 
-def diversity_prompt(earlier: Sequence[dict[str, Any]], last_observation: str | None) -> str:
+TOOLBENCH_ACTION_VALUE = "mento-carlo-action-value"
+"""The key ToolBench's DFS adds to every candidate (``tree_node.compute_weight``: always 0.0)."""
+
+
+def diversity_prompt(
+    earlier: Sequence[dict[str, Any]], last_observation: str | None, *, toolbench: bool = False
+) -> str:
     """The user message that asks a DFSDT node's next child to differ from its earlier children.
 
     ``earlier`` holds one entry per earlier child action: ``{"name", "arguments",
     "function_output"}``. ``last_observation`` is what the state itself last observed, if any.
+    ``toolbench``: the candidates as ToolBench's DFS writes them (each with its constant action
+    value, the JSON ASCII-escaped); the wording stays the project's.
     """
+    candidates = [dict(e) for e in earlier]
+    if toolbench:
+        for entry in candidates:
+            entry[TOOLBENCH_ACTION_VALUE] = 0.0
     lines = [
         DIVERSITY_HEADER,
         "Earlier attempts from this state took these actions, with these results:",
-        json.dumps(list(earlier), indent=2, ensure_ascii=False),
+        json.dumps(candidates, indent=2, ensure_ascii=toolbench),
     ]
     if last_observation:
         lines.append(f"As a reminder, the last result you observed here was: {last_observation}")

@@ -16,6 +16,7 @@ import openai
 
 from agents.errors import ModelError, ModelUnreachable
 from agents.model import Message, ToolCall, Turn, Usage
+from agents.models.message_shapes import MessageShape, to_toolbench_messages
 from agents.models.openai_errors import EndpointError, translate_openai_error
 from agents.models.retry import RetryPolicy, call_with_retries
 
@@ -54,6 +55,8 @@ class OpenAICompatModel:
     the provider read from its cache); ``cost`` stays 0 when they are not given.
     ``http_client`` (an ``AsyncClient`` of the HTTP library the ``openai`` package uses) is the
     seam for tests. ``latency_ms`` of a turn is the wall time of the call, retries included.
+    ``message_shape``: the history as OpenAI's strict shape, or as ToolBench's client sends it
+    (``agents.models.message_shapes``).
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class OpenAICompatModel:
         price_cached_prompt: float | None = None,
         probe_timeout: float = 5.0,
         http_client: Any = None,
+        message_shape: MessageShape = "openai",
     ) -> None:
         self.name = name or model
         self.model = model
@@ -85,6 +89,7 @@ class OpenAICompatModel:
         self.price_completion = price_completion
         self.price_cached_prompt = price_cached_prompt
         self.probe_timeout = probe_timeout
+        self.message_shape: MessageShape = message_shape
         client_kwargs: dict[str, Any] = {}
         if http_client is not None:
             client_kwargs["http_client"] = http_client
@@ -108,7 +113,11 @@ class OpenAICompatModel:
             **self.params,
             **(params or {}),
             "model": self.model,
-            "messages": to_openai_messages(messages),
+            "messages": (
+                to_toolbench_messages(messages)
+                if self.message_shape == "toolbench"
+                else to_openai_messages(messages)
+            ),
         }
         if tools:
             request["tools"] = tools

@@ -31,6 +31,7 @@ __all__ = [
     "ModelSettings",
     "ModelSpec",
     "OfflineModels",
+    "ToolCalls",
     "register_model_kind",
 ]
 
@@ -44,6 +45,11 @@ def _known_kind(kind: str) -> str:
 KindName = Annotated[str, AfterValidator(_known_kind)]
 """A model kind's name, checked against the registry."""
 
+ToolCalls = Literal["native", "text", "toolbench"]
+"""How a chat endpoint gets the tools and the history: ``native`` (OpenAI tool calls, the strict
+message shape), ``text`` (Thought/Action prompting, ``TextReActModel``), ``toolbench`` (native tool
+calls, the history as ToolBench's client sends it: ``agents.models.message_shapes``)."""
+
 
 class ModelSpec(BaseModel):
     """A resolved model: what the manifest records (the API key is never dumped)."""
@@ -52,7 +58,7 @@ class ModelSpec(BaseModel):
     kind: KindName
     model: str | None = None
     base_url: str | None = None
-    tool_calls: Literal["native", "text"] = "native"
+    tool_calls: ToolCalls = "native"
     timeout: float = 120.0
     retry: RetryPolicy | None = None
     params: dict[str, Any] = Field(default_factory=dict)

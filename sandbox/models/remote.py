@@ -1,6 +1,7 @@
 """The kind ``openai``: any OpenAI-compatible endpoint, one client shared by every episode.
 
-Native tool calls, or the Thought/Action text adapter (``tool_calls: text``); the opt-in model
+Native tool calls (``tool_calls: toolbench``: with the history in ToolBench's shape), or the
+Thought/Action text adapter (``tool_calls: text``); the opt-in model
 cache (``--model-cache``) wraps the client. ``probe`` asks the endpoint once before a run and, when
 nothing answers, says how to start a server and how to point elsewhere. May import
 ``sandbox.models.provider``, ``sandbox.models.cache`` and ``sandbox.errors`` only.
@@ -111,6 +112,7 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
 
     price = spec.price
     return OpenAICompatModel(
+        message_shape="toolbench" if spec.tool_calls == "toolbench" else "openai",
         model=spec.model,
         base_url=spec.base_url,
         api_key=spec.api_key or None,

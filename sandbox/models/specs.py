@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,7 +30,7 @@ from agents.models.retry import RetryPolicy
 from mock_tools.yaml_text import load_yaml
 from sandbox.errors import ConfigError
 from sandbox.models.prices import Price, lookup_price
-from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec
+from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
 
 __all__ = [
     "DEFAULT_MODELS_FILE",
@@ -54,7 +54,7 @@ class ModelEntry(BaseModel):
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
-    tool_calls: Literal["native", "text"] = "native"
+    tool_calls: ToolCalls = "native"
     timeout: float = Field(default=120.0, gt=0)
     retry: RetryPolicy | None = Field(
         default=None,

@@ -37,6 +37,7 @@ from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
 from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models, resolve_model
+from sandbox.models.preset import with_preset
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult, RunSpend, tools_report
 from sandbox.run.episode import EpisodePlan
 from sandbox.run.executor import build_executor
@@ -191,8 +192,8 @@ class _Plan:
         self.suite = _load(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         self.strategy = resolve_strategy(config)
-        self.model_spec: ModelSpec = resolve_model(
-            config.model.name, options=config.model.options, env=env
+        self.model_spec: ModelSpec = with_preset(
+            resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )
         self.models: ModelProvider = build_models(
             self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model.cache)

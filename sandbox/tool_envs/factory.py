@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from agents.presets import preset_values
 from agents.registry import Registry
 from agents.toolenv import ToolEnv
 from mock_tools import (
@@ -149,6 +150,7 @@ class HttpToolEnvs:
         self.service = service
         self.suite_dir = config.suite
         self.recording_scope = config.tools.recording_scope
+        self.preset_tools = preset_values(config.preset, "tools")
         self._overlay_at_start: dict[str, Any] | None = None
 
     async def __aenter__(self) -> HttpToolEnvs:
@@ -172,15 +174,17 @@ class HttpToolEnvs:
     def for_episode(self, task: Task, *, session: str) -> HttpToolEnv:
         meta = self.suite.meta
         scope = self.recording_scope
+        preset = self.preset_tools  # the run's preset decides over the suite
         return HttpToolEnv(
             self.client,
             task,
             self.suite.apis,
             session=session,
             faults=self.faults,
-            dispatch=meta.dispatch,
-            ascii_observations=meta.ascii_observations,
+            dispatch=preset.get("dispatch", meta.dispatch),
+            ascii_observations=preset.get("ascii_observations", meta.ascii_observations),
             recordings=f"{scope}/{task.id}" if scope is not None else None,
+            name_lists=preset.get("name_lists", "toolbench"),
         )
 
     def report(self) -> dict[str, Any]:

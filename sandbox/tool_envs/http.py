@@ -13,7 +13,11 @@ its own; a recordings scope, when given, in ``X-Sandbox-Recordings``.
 The suite decides two things about the env (``SuiteMeta``): its dispatch rule (``dispatch``,
 which the agents read to map a called name to an offered function, ``agents.toolenv.dispatch``)
 and whether observations escape non-ASCII characters as ToolBench's ``json.dumps`` does
-(``ascii_observations``). May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
+(``ascii_observations``); a run's preset may set both instead. An API whose schema is ToolBench's
+(``TOOLBENCH_NAMES``, every ToolBench import) is offered as ToolBench offers it: its function
+name, description and parameters, without the marker; ``name_lists="stabletoolbench"`` starts
+its ``required`` and ``optional`` lists with an empty name, as StableToolBench's client does.
+May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import contextlib
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import httpx
@@ -41,9 +45,10 @@ from mock_tools import (
     standardize,
     unique_function_names,
 )
+from mock_tools.names import TOOLBENCH_NAMES
 from sandbox.errors import ConfigError
 
-__all__ = ["HttpToolEnv", "observation_text", "tool_functions"]
+__all__ = ["HttpToolEnv", "offered_parameters", "observation_text", "tool_functions"]
 
 _FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
 
@@ -55,12 +60,13 @@ def observation_text(error: str, response: Any, *, ascii_only: bool = False) -> 
 
 
 def tool_functions(
-    task: Task, apis: Mapping[tuple[str, str], ApiSpec]
+    task: Task, apis: Mapping[tuple[str, str], ApiSpec], *, name_lists: NameLists = "toolbench"
 ) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]:
     """The task's offered APIs as OpenAI tool schemas, and function name -> ``(tool, api)``.
 
     Names are ``ApiSpec.function`` or ``<api>_for_<tool>``; two APIs whose names collide get
-    ``_2``, ``_3``... on the later ones (``mock_tools.names.unique_function_names``).
+    ``_2``, ``_3``... on the later ones (``mock_tools.names.unique_function_names``). A
+    ToolBench schema is offered as ToolBench offers it (see the module docstring).
     """
     entries = []
     for ref in task.tools:
@@ -80,11 +86,27 @@ def tool_functions(
                 "function": {
                     "name": name,
                     "description": spec.description or f"{api} of the tool {tool}",
-                    "parameters": spec.parameters,
+                    "parameters": offered_parameters(spec.parameters, name_lists),
                 },
             }
         )
     return functions, targets
+
+
+NameLists = Literal["toolbench", "stabletoolbench"]
+
+
+def offered_parameters(params: dict[str, Any], name_lists: NameLists) -> dict[str, Any]:
+    """An API's parameters as a model is offered them: a ToolBench schema without its marker
+    (its name lists led by ``""`` under ``stabletoolbench``); any other schema as it is."""
+    if params.get(TOOLBENCH_NAMES) is not True:
+        return params
+    out = {k: v for k, v in params.items() if k != TOOLBENCH_NAMES}
+    if name_lists == "stabletoolbench":
+        for kind in ("required", "optional"):
+            if isinstance(out.get(kind), list):
+                out[kind] = ["", *out[kind]]
+    return out
 
 
 class HttpToolEnv:
@@ -101,12 +123,13 @@ class HttpToolEnv:
         dispatch: DispatchRule = "exact",
         ascii_observations: bool = False,
         recordings: str | None = None,
+        name_lists: NameLists = "toolbench",
     ) -> None:
         self._client = client
         self.task = task
         self.dispatch: DispatchRule = dispatch
         self.ascii_observations = ascii_observations
-        self._functions, self._targets = tool_functions(task, apis)
+        self._functions, self._targets = tool_functions(task, apis, name_lists=name_lists)
         self._headers = {
             SCENARIO_HEADER: header_value(task.id),
             SESSION_HEADER: header_value(session),
