@@ -16,7 +16,13 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from agents.model import Message, Usage
 from agents.toolenv import HALLUCINATED_NAME, Observation
@@ -65,6 +71,18 @@ class StepCall(BaseModel):
 class FinishCall(BaseModel):
     return_type: str
     final_answer: str = ""
+    arguments: str | None = Field(
+        default=None,
+        description="The Finish arguments as the model wrote them, when the record has them "
+        "(imported ToolBench trees); left out of the record when unknown.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unknown_arguments(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("arguments") is None:
+            data.pop("arguments", None)
+        return data
 
 
 class Node(BaseModel):

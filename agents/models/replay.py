@@ -49,7 +49,7 @@ def node_difference(want: Node, have: Node) -> NodeDiff | None:
         ("parent", want.parent, have.parent),
         ("kind", want.kind, have.kind),
         ("content", want.content or "", have.content or ""),
-        ("finish", _dump(want.finish), _dump(have.finish)),
+        ("finish", _finish(want), _finish(have)),
         ("calls", len(want.calls), len(have.calls)),
     ]
     for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=False)):
@@ -70,8 +70,9 @@ def tree_difference(want: Trajectory, have: Trajectory) -> str | None:
     return None
 
 
-def _dump(model: Any) -> Any:
-    return model.model_dump() if model is not None else None
+def _finish(node: Node) -> Any:
+    """A node's Finish as a re-run can make it (the raw text is kept only by some records)."""
+    return node.finish.model_dump(exclude={"arguments"}) if node.finish is not None else None
 
 
 def error_kind(node: Node) -> str:
@@ -88,7 +89,9 @@ def turn_for(node: Node) -> Turn:
         )
     calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in node.calls]
     if node.finish is not None and not any(c.name == FINISH for c in calls):
-        args = finish_args(node.finish.return_type, node.finish.final_answer)
+        args = node.finish.arguments or finish_args(
+            node.finish.return_type, node.finish.final_answer
+        )
         calls.append(ToolCall(id=f"call_finish_{node.id}", name=FINISH, arguments=args))
     format_error = None
     if node.kind == "invalid" and all(c.observation is None for c in node.calls):

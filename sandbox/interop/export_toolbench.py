@@ -7,32 +7,54 @@ One JSON file per test set (``<set>.json``, the set taken from scenario ids ``<s
                       "final_answer": str,        # the Finish arguments as a JSON string
                       "answer_details": [node]}}} # node = {"role", "message", "next": [node]}
 
-``answer_details`` is the chosen path as a chain: ``system`` (empty message), ``user`` (the
-query), then per step an ``assistant`` node (the thought, when there is one) and one ``tool`` node
-per call whose message is the Python repr of ``{"name", "arguments", "response"}`` (ToolBench's
-``str(dict)``); Finish is a ``tool`` node with an empty response. ToolBench's own converter cuts
-each message to 100 characters; this exporter keeps them whole so that the file reads back into
-the same steps (``read_converted``), and ToolEval reads it the same way.
-May import ``sandbox.store`` and ``interop`` modules.
+Each entry is what StableToolBench's ``convert_to_answer_format.py`` (``process_valid_data``)
+writes for the episode's chosen path:
+
+- ``method``: the method ToolBench names the strategy by: ``DFS_woFilter_w<width>`` (``dfsdt``),
+  ``CoT@<n>`` (``react@n``; ``react`` is ``CoT@1``); another strategy keeps its own name;
+- ``available_tools``: the functions offered, as offered (``{"type": "function", "function":
+  {...}}``, ``Finish`` included);
+- ``answer_details``: a chain of ``system`` and ``user`` nodes (their messages empty, as the
+  converter's ``convert_to_dict`` writes them), then per turn: a turn without a call is an
+  ``assistant`` node holding its text; a turn with calls is one ``tool`` node per call whose
+  message is the dict ``{"name", "arguments", "response"}`` (the thought of such a turn is not
+  kept; an invented name is ``invalid_hallucination_function_name``, as ToolBench's history shows
+  it), and its ``Finish`` a ``tool`` node with an empty response, after which the converter reads
+  no further call of the turn;
+- ``total_steps``: the nodes of that chain, ``system`` and ``user`` included;
+- ``final_answer``: the ``Finish`` arguments (as the model wrote them when the record has them,
+  else as JSON).
+
+``read_converted`` reads such a file back into one branch per entry. May import
+``sandbox.store`` and ``interop`` modules.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP, Observation
+from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP, HALLUCINATED_NAME, Observation
 from agents.trajectory import Component, FinishCall, Node, Status, StepCall, Trajectory
 from sandbox.errors import RunError, SandboxError
 from sandbox.interop.finish import finish_answer
+from sandbox.interop.observations import parse_observation
 from sandbox.interop.suite_writer import file_slug
 from sandbox.store import read_trajectories
 
-__all__ = ["export_run", "read_converted", "split_scenario_id", "to_converted"]
+__all__ = [
+    "converted_method",
+    "export_run",
+    "read_converted",
+    "split_scenario_id",
+    "to_converted",
+]
 
 DEFAULT_SET = "toolbench"
+_NO_SUCH = re.compile(r"^No such function name: (?P<name>.*)$", re.S)
 
 
 def split_scenario_id(scenario_id: str) -> tuple[str, str]:
@@ -44,35 +66,69 @@ def split_scenario_id(scenario_id: str) -> tuple[str, str]:
 
 
 def _query(traj: Trajectory) -> str:
+    """The task's query: an imported episode's own (its prompt is ToolBench's message around
+    it), else the prompt's user message."""
+    imported = traj.tree.get("toolbench")
+    if isinstance(imported, dict) and isinstance(imported.get("query"), str):
+        return str(imported["query"])
     users = [m.get("content") or "" for m in traj.prompt if m.get("role") == "user"]
     return str(users[-1]) if users else ""
 
 
 def _finish_arguments(finish: FinishCall) -> str:
+    if finish.arguments is not None:
+        return finish.arguments
     args: dict[str, Any] = {"return_type": finish.return_type}
     if finish.return_type == GIVE_ANSWER:
         args["final_answer"] = finish.final_answer
     return json.dumps(args, ensure_ascii=False)
 
 
+def converted_method(agent: Component) -> str:
+    """The method name ToolBench gives the strategy (``DFS_woFilter_w2``, ``CoT@1``...)."""
+    if agent.name == "dfsdt":
+        return f"DFS_woFilter_w{agent.params.get('width', 2)}"
+    if agent.name == "react@n":
+        return f"CoT@{agent.params.get('n', 1)}"
+    if agent.name == "react":
+        return "CoT@1"
+    return agent.name
+
+
+def _turn_nodes(node: Node) -> tuple[list[dict[str, Any]], str | None]:
+    """The converter's nodes for one turn, and its ``Finish`` arguments (if it finished)."""
+    if node.kind == "error":
+        return [], None
+    if not node.calls and node.finish is None:
+        return [{"role": "assistant", "message": node.content or ""}], None
+    out: list[dict[str, Any]] = []
+    for call in node.calls:
+        if call.name == FINISH:  # an unusable Finish: the converter stops at any Finish
+            finish = {"name": FINISH, "arguments": call.arguments, "response": ""}
+            return [*out, {"role": "tool", "message": finish}], None
+        content = call.observation.content if call.observation else ""
+        name = HALLUCINATED_NAME if call.hallucinated else call.name
+        message = {"name": name, "arguments": call.arguments, "response": content}
+        out.append({"role": "tool", "message": message})
+    if node.finish is None:
+        return out, None
+    arguments = _finish_arguments(node.finish)
+    finish = {"name": FINISH, "arguments": arguments, "response": ""}
+    return [*out, {"role": "tool", "message": finish}], arguments
+
+
 def to_converted(traj: Trajectory) -> dict[str, Any]:
     """One trajectory as a converted-answer entry (its chosen path)."""
     chain: list[dict[str, Any]] = [
         {"role": "system", "message": ""},
-        {"role": "user", "message": _query(traj)},
+        {"role": "user", "message": ""},
     ]
     final_answer = ""
     for node in traj.chosen():
-        if node.content:
-            chain.append({"role": "assistant", "message": node.content})
-        for call in node.calls:
-            content = call.observation.content if call.observation else ""
-            message = {"name": call.name, "arguments": call.arguments, "response": content}
-            chain.append({"role": "tool", "message": str(message)})
-        if node.finish is not None:
-            final_answer = _finish_arguments(node.finish)
-            message = {"name": FINISH, "arguments": final_answer, "response": ""}
-            chain.append({"role": "tool", "message": str(message)})
+        nodes, arguments = _turn_nodes(node)
+        chain.extend(nodes)
+        if arguments is not None:
+            final_answer = arguments
     if not final_answer and traj.status is Status.answered and traj.final_answer is not None:
         final_answer = _finish_arguments(
             FinishCall(return_type=GIVE_ANSWER, final_answer=traj.final_answer)
@@ -82,9 +138,9 @@ def to_converted(traj: Trajectory) -> dict[str, Any]:
         details = {**item, "next": [details] if details else []}
     return {
         "query": _query(traj),
-        "available_tools": [f.get("function", f) for f in traj.functions],
+        "available_tools": list(traj.functions),
         "answer": {
-            "method": traj.agent.name,
+            "method": converted_method(traj.agent),
             "total_steps": len(chain),
             "final_answer": final_answer,
             "answer_details": [details],
@@ -154,64 +210,65 @@ def read_converted(path: Path) -> list[Trajectory]:
     return out
 
 
+def _invented(response: str) -> str | None:
+    """The name ToolBench's ``No such function name`` observation quotes."""
+    parsed = parse_observation(response)
+    m = _NO_SUCH.match(parsed.error) if parsed is not None else None
+    return m["name"] if m else None
+
+
+def _node(node_id: int, parent: int | None, depth: int, item: dict[str, Any]) -> Node:
+    """One node of a converted chain: an assistant text (a thought) or one tool call."""
+    if item.get("role") == "assistant":
+        text = str(item.get("message") or "")
+        return Node(id=node_id, parent=parent, depth=depth + 1, kind="thought", content=text)
+    msg = _tool_message(item.get("message"))
+    arguments = str(msg.get("arguments") or "")
+    if msg["name"] == FINISH:
+        args = json.loads(arguments) if arguments.strip() else {}
+        return_type = str(args.get("return_type") or GIVE_UP)
+        return Node(
+            id=node_id,
+            parent=parent,
+            depth=depth + 1,
+            kind="finish" if return_type == GIVE_ANSWER else "give_up",
+            finish=FinishCall(
+                return_type=return_type,
+                final_answer=str(args.get("final_answer") or ""),
+                arguments=arguments,
+            ),
+        )
+    try:
+        parsed = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        parsed = None
+    content = str(msg.get("response") or "")
+    name = str(msg["name"])
+    invented = _invented(content) if name == HALLUCINATED_NAME else None
+    call = StepCall(
+        id=f"call_{node_id}",
+        name=invented or name,
+        arguments=arguments,
+        hallucinated=invented is not None,
+        args=parsed if isinstance(parsed, dict) and invented is None else None,
+        observation=Observation(ok=True, content=content),
+    )
+    return Node(id=node_id, parent=parent, depth=depth + 1, kind="action", calls=[call])
+
+
 def _trajectory(test_set: str, qid: str, entry: dict[str, Any]) -> Trajectory:
     answer = entry["answer"]
     nodes: list[Node] = []
-    thought: str | None = None
     for item in _chain(answer.get("answer_details")):
-        role = item.get("role")
-        if role == "assistant":
-            thought = str(item.get("message") or "")
-        elif role == "tool":
-            msg = _tool_message(item.get("message"))
-            node_id, parent = len(nodes), (len(nodes) - 1 if nodes else None)
-            depth = nodes[-1].depth if nodes else 0
-            arguments = str(msg.get("arguments") or "")
-            if msg["name"] == FINISH:
-                args = json.loads(arguments) if arguments.strip() else {}
-                return_type = str(args.get("return_type") or GIVE_UP)
-                nodes.append(
-                    Node(
-                        id=node_id,
-                        parent=parent,
-                        depth=depth,
-                        kind="finish" if return_type == GIVE_ANSWER else "give_up",
-                        content=thought,
-                        finish=FinishCall(
-                            return_type=return_type,
-                            final_answer=str(args.get("final_answer") or ""),
-                        ),
-                    )
-                )
-            else:
-                try:
-                    parsed = json.loads(arguments) if arguments.strip() else {}
-                except json.JSONDecodeError:
-                    parsed = None
-                content = str(msg.get("response") or "")
-                nodes.append(
-                    Node(
-                        id=node_id,
-                        parent=parent,
-                        depth=depth + 1,
-                        kind="action",
-                        content=thought,
-                        calls=[
-                            StepCall(
-                                id=f"call_{node_id}",
-                                name=str(msg["name"]),
-                                arguments=arguments,
-                                args=parsed if isinstance(parsed, dict) else None,
-                                observation=Observation(ok=True, content=content),
-                            )
-                        ],
-                    )
-                )
-            thought = None
+        if item.get("role") in ("assistant", "tool"):
+            parent = nodes[-1] if nodes else None
+            depth = parent.depth if parent else 0
+            nodes.append(_node(len(nodes), parent.id if parent else None, depth, item))
     finish = nodes[-1].finish if nodes and nodes[-1].finish else None
     final = finish_answer(answer.get("final_answer"))
     gave_answer = finish is not None and finish.return_type == GIVE_ANSWER
     answered = gave_answer or final is not None
+    tools = entry.get("available_tools") or []
     return Trajectory(
         scenario_id=f"{test_set}-{qid}" if test_set != DEFAULT_SET else qid,
         agent=Component(name=str(answer.get("method") or "toolbench")),
@@ -222,7 +279,9 @@ def _trajectory(test_set: str, qid: str, entry: dict[str, Any]) -> Trajectory:
         if final is not None
         else (finish.final_answer if gave_answer and finish else None),
         prompt=[{"role": "user", "content": str(entry.get("query") or "")}],
-        functions=[{"type": "function", "function": f} for f in entry.get("available_tools") or []],
+        functions=[
+            f if f.get("type") == "function" else {"type": "function", "function": f} for f in tools
+        ],
         nodes=nodes,
         chosen_path=[n.id for n in nodes],
     )

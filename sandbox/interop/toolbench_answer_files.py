@@ -230,6 +230,7 @@ def _generated(
     info = {
         "file": str(path),
         "query_id": qid,
+        "query": gen["query"],
         "method": method,
         "layout": layout,
         "win": data.get("win"),
@@ -317,6 +318,7 @@ def _converted(
     info = {
         "file": str(path),
         "query_id": qid,
+        "query": query,
         "method": method,
         "layout": "converted",
         "finish_type": finish_type,

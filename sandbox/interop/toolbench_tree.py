@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.finish import read_finish
 from agents.model import ToolCall, Turn
 from agents.prompts import format_feedback
 from agents.step import interpret_turn
@@ -184,6 +185,11 @@ class TurnReader:
         inputs = {c.id: tb for c, (_, tb) in zip(calls, pairs, strict=True)}
         turn = Turn(content=content, tool_calls=calls, format_error=format_error)
         plan = interpret_turn(turn, [*self.offered.names, FINISH], DISPATCH)
+        if plan.finish is not None:  # the raw text of the Finish that counted: the first usable
+            usable = (c for c in calls if c.name == FINISH)
+            plan.finish.arguments = next(
+                c.arguments for c in usable if read_finish(c.arguments).outcome != "error"
+            )
         for call in plan.calls:
             text = _text(inputs[call.id].get("observation"))
             if call.observation is not None:  # answered by ToolBench's harness, not a tool
