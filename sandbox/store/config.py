@@ -329,8 +329,9 @@ class RunConfig(BaseModel):
         str | None, Flag(metavar="NAME", registry="agents.presets:PRESETS", choices=True)
     ] = Field(
         default=None,
-        description="Fill every agent option and budget not given with a preset's values "
-        "(docs/agents.md).",
+        description="Fill the agent options, budgets and model request not given with a "
+        "preset's values, and offer the tools its way (toolbench: ToolBench's; "
+        "stabletoolbench: StableToolBench's script; docs/agents.md).",
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
