@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tb_trees import FINISH_FN
 
 from sandbox.cli import main
 from sandbox.interop.toolbench_queries import import_queries
@@ -91,17 +92,8 @@ def finish_shape(tool: dict[str, Any]) -> dict[str, Any]:
     return fn
 
 
-FINISH_SHAPE = {
-    "name": "Finish",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "return_type": {"type": "string", "enum": ["give_answer", "give_up_and_restart"]},
-            "final_answer": {"type": "string"},
-        },
-        "required": ["return_type"],
-    },
-}
+FINISH_SHAPE = {"name": "Finish", "parameters": FINISH_FN["parameters"]}
+"""ToolBench's ``Finish`` (``rapidapi_wrapper.__init__``) without its descriptions."""
 
 
 # -- the scripted model ----------------------------------------------------------------------
