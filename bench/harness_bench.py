@@ -47,9 +47,9 @@ from bench.procs import DEFAULT_SUITE, sandbox_command, wall
 from bench.report import BenchResult
 from bench.view_bench import large_run
 from mock_tools import Suite, Task, create_app, in_process_client, load_suite
-from sandbox.eval import step_scores
 from sandbox.eval.pass_rate import label_run, summarise
-from sandbox.eval.reason_score import LexicalSimilarity
+from sandbox.eval.steps import step_scores
+from sandbox.eval.steps.reason_score import LexicalSimilarity
 from sandbox.models import build_models, resolve_model
 from sandbox.run import run_suite
 from sandbox.store import read_trajectories

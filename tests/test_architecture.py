@@ -37,8 +37,16 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.errors",
         "sandbox.store",
         "sandbox.models",
-        "sandbox.tool_envs",
         "sandbox.interop",  # the ToolEval judge reads ToolBench's converted answers
+    },
+    "sandbox.probe": {
+        "agents",
+        "mock_tools",
+        "sandbox.errors",
+        "sandbox.store",
+        "sandbox.models",
+        "sandbox.tool_envs",  # the reference steps' answers, through the run's tools
+        "sandbox.eval",
     },
     "sandbox.run": {
         "agents",

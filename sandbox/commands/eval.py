@@ -108,7 +108,7 @@ def eval_settings(args: argparse.Namespace) -> EvalSettings:
 
 
 def _similarity(spec: str) -> Any:
-    from sandbox.eval.reason_score import thought_similarity
+    from sandbox.eval.steps.reason_score import thought_similarity
 
     kind, _, model = spec.partition(":")
     return thought_similarity(kind, model or None)

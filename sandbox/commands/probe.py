@@ -7,7 +7,7 @@ sandbox probe --model qwen-7b --suite scenarios/default --tasks 'g1_*' --out pro
 For every task: the next step after each reference prefix, a whole plan up front, and a verdict
 (A–E) on each recorded response of the reference path, scored with the step-level metrics
 (docs/evaluation.md). The offline models answer plan and review questions through
-``sandbox.eval.probe.ProbeOracle``, from the task's reference plan.
+``sandbox.probe.questions.ProbeOracle``, from the task's reference plan.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from agents.model import Model
 from mock_tools import SuiteError, Task, load_suite
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
-from sandbox.eval.probe import ProbeOracle, ProbeReport, build_probes, run_probe
-from sandbox.eval.reason_score import thought_similarity
+from sandbox.eval.steps.reason_score import thought_similarity
 from sandbox.models import build_models, resolve_model
 from sandbox.models.remote import RemoteModels
+from sandbox.probe.questions import ProbeOracle, ProbeReport, build_probes, run_probe
 from sandbox.store.config import RunConfig
 from sandbox.store.defaults import DEFAULT_SUITE
 from sandbox.tool_envs import open_tool_envs

@@ -9,13 +9,15 @@ Outcome half (pure functions unless noted):
   as the default protocol's deterministic judge (``compare_runs``);
 - ``stats``: seeded bootstrap intervals, exact McNemar, pass@k and pass^k;
 - ``judge`` (async, I/O): the LLM judge, ToolEval's functions with a forced ``tool_choice``
-  (``tooleval_functions``), behind a SQLite request cache (``sandbox.models.cache``);
-- ``protocol`` / ``protocols``: the evaluation protocols by name (``default``, ``toolbench``,
-  ``toolbench-normalized``: ``protocol_*`` modules, with ToolEval's rules in ``tooleval_*``);
+  (``tooleval.functions``), behind a SQLite request cache (``sandbox.models.cache``);
+- ``protocol`` / ``protocols``: the evaluation protocols by name (``default`` in
+  ``protocol_default``; ``toolbench`` and ``toolbench-normalized`` in ``tooleval/``, the package
+  of ToolEval's answer format, judge functions, rules and preference);
 - ``evaluate`` (I/O): ``evaluate_run(run_dir, suite, protocol=, judge=, reference_run=)``;
 - ``report`` / ``plots`` (I/O): ``scores.json``, ``report.md``, PNGs, the terminal table.
 
-Step-level half: ``step_scores`` and the modules it composes. The I/O modules are not imported
+Step-level half: the ``steps`` package (``steps.step_scores`` and the modules it composes).
+Probe mode lives beside this package, in ``sandbox.probe``. The I/O modules are not imported
 here, so importing a metric stays cheap.
 """
 

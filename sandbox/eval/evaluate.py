@@ -28,7 +28,6 @@ from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
-from sandbox.eval.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
 from sandbox.eval.stats import (
     Interval,
     PairedTest,
@@ -37,6 +36,7 @@ from sandbox.eval.stats import (
     mean_pass_at_k,
     mean_pass_hat_k,
 )
+from sandbox.eval.steps.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
 from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import RunSide, WinSummary, pair_keys
 from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
@@ -49,7 +49,7 @@ T = TypeVar("T")
 
 
 class StepReport(BaseModel):
-    """The step-level summary (``sandbox.eval.step_scores``) and an interval per dimension."""
+    """The step-level summary (``sandbox.eval.steps.step_scores``) and an interval per dimension."""
 
     summary: dict[str, Any]
     intervals: dict[str, Interval]
@@ -190,9 +190,9 @@ def step_report(
     seed: int,
     similarity: ThoughtSimilarity | None = None,
 ) -> StepReport | None:
-    """Step-level scores from ``sandbox.eval.step_scores`` (None if that module is absent)."""
+    """Step-level scores from ``sandbox.eval.steps.step_scores`` (None if that module is absent)."""
     try:
-        from sandbox.eval import step_scores
+        from sandbox.eval.steps import step_scores
     except ImportError:  # pragma: no cover - the module ships with the package
         return None
     by_id = {t.id: t for t in tasks}

@@ -3,9 +3,9 @@ layer, behind a request cache.
 
 ``Judge.ask(function, fields, index=...)`` sends one request, as ToolEval's
 ``function_call`` does (``registered_cls/tooleval.py``): a single user message (the function's
-prompt, ``tooleval_functions.prompt_for``), the one function offered (``tools``) and
+prompt, ``tooleval.functions.prompt_for``), the one function offered (``tools``) and
 ``tool_choice`` forcing it, at the judge's temperature (ToolEval's 0.2 by default). The reply is
-the call's arguments, checked by ``tooleval_functions.valid_reply``:
+the call's arguments, checked by ``tooleval.functions.valid_reply``:
 
 - a reply that does not parse or does not answer (no call, another function, a value outside
   the enum, a strict JSON object in plain content being the one exception that is accepted) is
@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from agents.errors import ModelError
 from agents.model import Message, Model, Turn
 from sandbox.errors import SandboxError
-from sandbox.eval.tooleval_functions import prompt_for, tool_for, valid_reply
+from sandbox.eval.tooleval.functions import prompt_for, tool_for, valid_reply
 from sandbox.models.cache import RequestCache, request_key
 
 __all__ = [

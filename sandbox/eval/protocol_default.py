@@ -38,8 +38,8 @@ from sandbox.eval.pass_rate import (
     needs_judge,
 )
 from sandbox.eval.protocol import EpisodeKey, JudgeSettings, ProtocolBase
-from sandbox.eval.tooleval_answer import converted_answer, for_preference
-from sandbox.eval.tooleval_preference import PREFERENCE_SEED_BASE
+from sandbox.eval.tooleval.answer import converted_answer, for_preference
+from sandbox.eval.tooleval.preference import PREFERENCE_SEED_BASE
 from sandbox.eval.win_rate import (
     PairOutcome,
     RunSide,

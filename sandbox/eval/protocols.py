@@ -19,8 +19,8 @@ from agents.registry import UnknownName
 from sandbox.errors import ConfigError
 from sandbox.eval.protocol import PROTOCOLS, EvalProtocol, register_protocol
 from sandbox.eval.protocol_default import DefaultProtocol
-from sandbox.eval.protocol_toolbench import ToolbenchProtocol
-from sandbox.eval.protocol_toolbench_normalized import ToolbenchNormalizedProtocol
+from sandbox.eval.tooleval.protocol_toolbench import ToolbenchProtocol
+from sandbox.eval.tooleval.protocol_toolbench_normalized import ToolbenchNormalizedProtocol
 
 __all__ = ["DEFAULT_PROTOCOL", "PROTOCOLS", "get_protocol", "protocol_names"]
 

@@ -9,7 +9,7 @@ from agents.toolenv import FINISH, Observation
 from agents.trajectory import Component, FinishCall, Node, Status, StepCall, Trajectory
 from mock_tools.models import ApiRef, ApiSpec, Reference, RefStep, Task
 from mock_tools.names import function_name
-from sandbox.eval.actions import Action
+from sandbox.eval.steps.actions import Action
 
 WEATHER = ApiSpec(
     name="get_weather",

@@ -1,8 +1,8 @@
 import pytest
 from _step_builders import APIS, REF_STEPS, act
 
-from sandbox.eval.actions import match_actions, reference_actions
-from sandbox.eval.arg_scores import kv_similarity, score_arguments, value_similarity
+from sandbox.eval.steps.actions import match_actions, reference_actions
+from sandbox.eval.steps.arg_scores import kv_similarity, score_arguments, value_similarity
 
 GOLD = reference_actions(REF_STEPS, APIS)
 

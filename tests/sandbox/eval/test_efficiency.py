@@ -2,8 +2,8 @@ from _step_builders import APIS, call, chain
 
 from agents.trajectory import EpisodeUsage, Node
 from mock_tools.names import NameResolver
-from sandbox.eval.actions import actions_of, episode_path
-from sandbox.eval.efficiency import efficiency, redundant_calls, tree_stats
+from sandbox.eval.steps.actions import actions_of, episode_path
+from sandbox.eval.steps.efficiency import efficiency, redundant_calls, tree_stats
 
 RESOLVER = NameResolver(APIS.keys())
 

@@ -2,7 +2,7 @@ from _step_builders import APIS, call, finish_node
 
 from agents.trajectory import Node, StepCall
 from mock_tools.names import NameResolver
-from sandbox.eval.format_score import (
+from sandbox.eval.steps.format_score import (
     SchemaValidators,
     format_alignment,
     thought_only,

@@ -9,7 +9,7 @@ import pytest
 from tooleval_judge_server import ToolEvalJudgeServer
 
 from sandbox.eval.judge import ATTEMPT_SEED_STRIDE, Judge, JudgeError, reply_arguments
-from sandbox.eval.tooleval_functions import FUNCTIONS, tool_for, valid_reply
+from sandbox.eval.tooleval.functions import FUNCTIONS, tool_for, valid_reply
 from sandbox.models.cache import RequestCache
 from tests.agents.models.openai_server import error_reply, text_reply, tool_call_reply
 

@@ -6,7 +6,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
+from sandbox.eval.steps.matching import Edge, MatchMemo, max_weight_pairs
 
 
 def _networkx(edges: list[Edge], maxcardinality: bool) -> list[tuple[int, int]]:

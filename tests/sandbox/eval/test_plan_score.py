@@ -1,8 +1,8 @@
 import pytest
 from _step_builders import APIS, REF_STEPS, act
 
-from sandbox.eval.actions import reference_actions
-from sandbox.eval.plan_score import longest_increasing, plan_score, similarity
+from sandbox.eval.steps.actions import reference_actions
+from sandbox.eval.steps.plan_score import longest_increasing, plan_score, similarity
 
 GOLD = reference_actions(REF_STEPS, APIS)
 A, B, C = (act(g.tool, g.api, g.args) for g in GOLD)

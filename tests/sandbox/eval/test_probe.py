@@ -8,7 +8,7 @@ from agents.model import ToolCall, Turn
 from mock_tools.models import Recording, Response, SuiteMeta, ToolSpec
 from mock_tools.names import NameResolver
 from mock_tools.suite import Suite
-from sandbox.eval.probe import (
+from sandbox.probe.questions import (
     PROBE_DIMENSIONS,
     ProbeOracle,
     build_probes,

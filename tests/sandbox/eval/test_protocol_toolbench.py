@@ -18,8 +18,8 @@ from sandbox.eval.pass_rate import label_run
 from sandbox.eval.protocol import JudgeSettings
 from sandbox.eval.protocols import get_protocol
 from sandbox.eval.stats import population_std
-from sandbox.eval.tooleval_answer import converted_answer, final_step_is_finish
-from sandbox.eval.tooleval_preference import shown_first
+from sandbox.eval.tooleval.answer import converted_answer, final_step_is_finish
+from sandbox.eval.tooleval.preference import shown_first
 from sandbox.eval.win_rate import RunSide
 
 TOOLBENCH = get_protocol("toolbench")

@@ -4,8 +4,8 @@ import pytest
 from _step_builders import APIS, REF_STEPS, act
 
 from sandbox.errors import ConfigError
-from sandbox.eval.actions import reference_actions
-from sandbox.eval.reason_score import (
+from sandbox.eval.steps.actions import reference_actions
+from sandbox.eval.steps.reason_score import (
     DEFAULT_EMBEDDING_MODEL,
     LexicalSimilarity,
     score_reasoning,

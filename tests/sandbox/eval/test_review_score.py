@@ -1,7 +1,7 @@
 from _step_builders import act
 
 from agents.trajectory import Status
-from sandbox.eval.review_score import review_scores
+from sandbox.eval.steps.review_score import review_scores
 
 GEO = {"address": "Paris"}
 

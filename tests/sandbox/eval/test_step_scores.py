@@ -3,7 +3,7 @@ from _step_builders import APIS, REF_STEPS, call, chain, finish_node, make_task,
 
 from agents.trajectory import ErrorRecord, Node, Status
 from sandbox.errors import RunError
-from sandbox.eval.step_scores import (
+from sandbox.eval.steps.step_scores import (
     DIMENSIONS,
     dimension_values,
     score_episode,

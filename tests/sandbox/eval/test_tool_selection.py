@@ -1,7 +1,7 @@
 import pytest
 from _step_builders import act
 
-from sandbox.eval.tool_selection import tool_selection
+from sandbox.eval.steps.tool_selection import tool_selection
 
 GOLD = [("maps", "geocode"), ("weatherly", "get_weather"), ("weatherly", "get_forecast")]
 

@@ -22,8 +22,8 @@ from agents.trajectory import Node, StepCall, Trajectory
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.models import ApiSpec, RefStep
 from mock_tools.names import NameResolver, function_name
-from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
-from sandbox.eval.similarity import kv_similarity
+from sandbox.eval.steps.matching import Edge, MatchMemo, max_weight_pairs
+from sandbox.eval.steps.similarity import kv_similarity
 
 ApiKey = tuple[str, str]
 Apis = Mapping[ApiKey, ApiSpec]

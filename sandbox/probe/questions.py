@@ -47,17 +47,17 @@ from agents.toolenv import FINISH, FINISH_FUNCTION, GIVE_ANSWER
 from mock_tools.canonical import canonical_args
 from mock_tools.models import Reference, Response, Task
 from mock_tools.names import NameResolver, function_name
-from sandbox.eval.actions import Action, Apis
-from sandbox.eval.arg_scores import ArgumentScores
-from sandbox.eval.measure import Measure, mean_measure
-from sandbox.eval.plan_score import plan_score
-from sandbox.eval.reason_score import (
+from sandbox.eval.stats import seeded_rng
+from sandbox.eval.steps.actions import Action, Apis
+from sandbox.eval.steps.arg_scores import ArgumentScores
+from sandbox.eval.steps.measure import Measure, mean_measure
+from sandbox.eval.steps.plan_score import plan_score
+from sandbox.eval.steps.reason_score import (
     LexicalSimilarity,
     ThoughtSimilarity,
     args_similarity,
     similarity_label,
 )
-from sandbox.eval.stats import seeded_rng
 from sandbox.tool_envs import EpisodeToolEnv, ToolEnvs, tool_functions
 
 __all__ = [

@@ -37,10 +37,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from sandbox.eval.actions import Action
-from sandbox.eval.matching import Edge, MatchMemo, max_weight_pairs
-from sandbox.eval.measure import f1
-from sandbox.eval.similarity import kv_similarity
+from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.matching import Edge, MatchMemo, max_weight_pairs
+from sandbox.eval.steps.measure import f1
+from sandbox.eval.steps.similarity import kv_similarity
 
 __all__ = [
     "ARGS_WEIGHT",

@@ -20,7 +20,7 @@ ToolEval drops test ids missing from the converted answers, and listed apart. An
 judging failed is listed apart too. Nothing else of the project's labelling applies: no checks,
 no special case for unsolvable tasks (ToolEval evaluates the solvable queries only).
 
-Win rate: ``tooleval_preference.prefer_by_rounds`` with ``tooleval_rules.toolbench_round``, over
+Win rate: ``tooleval.preference.prefer_by_rounds`` with ``tooleval.rules.toolbench_round``, over
 ``rounds`` rounds (``--judge-rounds``, ToolEval's default 2); ``win_rate = wins / episodes`` (a
 tie counts 0) and the tie rate beside it.
 May import ``eval`` modules only.
@@ -44,9 +44,9 @@ from sandbox.eval.pass_rate import (
     label_episode,
 )
 from sandbox.eval.protocol import EpisodeKey, JudgeSettings, ProtocolBase
-from sandbox.eval.tooleval_answer import converted_answer, final_step_is_finish
-from sandbox.eval.tooleval_preference import RoundRule, prefer_by_rounds
-from sandbox.eval.tooleval_rules import check_is_solved, toolbench_round
+from sandbox.eval.tooleval.answer import converted_answer, final_step_is_finish
+from sandbox.eval.tooleval.preference import RoundRule, prefer_by_rounds
+from sandbox.eval.tooleval.rules import check_is_solved, toolbench_round
 from sandbox.eval.win_rate import PairOutcome, RunSide
 
 __all__ = ["ToolbenchProtocol", "label_sample"]

@@ -33,7 +33,7 @@ from agents.trajectory import Status, Trajectory
 from mock_tools.models import Task
 from mock_tools.names import NameResolver
 from sandbox.errors import RunError
-from sandbox.eval.actions import (
+from sandbox.eval.steps.actions import (
     Action,
     ApiKey,
     Apis,
@@ -42,15 +42,15 @@ from sandbox.eval.actions import (
     match_actions,
     reference_actions,
 )
-from sandbox.eval.arg_scores import score_arguments
-from sandbox.eval.efficiency import Efficiency, TreeStats, efficiency, tree_stats
-from sandbox.eval.format_score import SchemaValidators, format_alignment
-from sandbox.eval.matching import MatchMemo
-from sandbox.eval.measure import Measure
-from sandbox.eval.plan_score import PlanScore, plan_score
-from sandbox.eval.reason_score import ThoughtSimilarity, score_reasoning
-from sandbox.eval.review_score import review_scores
-from sandbox.eval.tool_selection import tool_selection
+from sandbox.eval.steps.arg_scores import score_arguments
+from sandbox.eval.steps.efficiency import Efficiency, TreeStats, efficiency, tree_stats
+from sandbox.eval.steps.format_score import SchemaValidators, format_alignment
+from sandbox.eval.steps.matching import MatchMemo
+from sandbox.eval.steps.measure import Measure
+from sandbox.eval.steps.plan_score import PlanScore, plan_score
+from sandbox.eval.steps.reason_score import ThoughtSimilarity, score_reasoning
+from sandbox.eval.steps.review_score import review_scores
+from sandbox.eval.steps.tool_selection import tool_selection
 from sandbox.store.gc_pause import paused_gc
 
 __all__ = [

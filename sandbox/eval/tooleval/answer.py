@@ -24,7 +24,7 @@ from typing import Any
 
 from agents.toolenv import GIVE_UP
 from agents.trajectory import Trajectory
-from sandbox.eval.actions import episode_path
+from sandbox.eval.steps.actions import episode_path
 from sandbox.interop.export_toolbench import to_converted
 
 __all__ = [

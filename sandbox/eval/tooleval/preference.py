@@ -9,7 +9,7 @@ From StableToolBench's ``toolbench/tooleval/eval_preference.py`` and ``annotate_
   candidate's; ToolEval tests the reference first). An episode that ended on an infrastructure
   error has no answer and counts as missing;
 - otherwise, in each of ``rounds`` rounds (``--judge-rounds``, ToolEval's default 2), the judge
-  compares the two answers (each reduced by ``tooleval_answer.for_preference``) with the
+  compares the two answers (each reduced by ``tooleval.answer.for_preference``) with the
   protocol's round rule, and the winner of the round gets a point; the episode's winner is the
   run with more points, a tie otherwise (an even split is a tie).
 
@@ -37,7 +37,7 @@ from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from sandbox.eval.judge import Judge, JudgeError
 from sandbox.eval.stats import seeded_rng
-from sandbox.eval.tooleval_answer import converted_answer, for_preference
+from sandbox.eval.tooleval.answer import converted_answer, for_preference
 from sandbox.eval.win_rate import PairOutcome, RunSide, Winner, pair_keys
 
 __all__ = ["PREFERENCE_SEED_BASE", "RoundRule", "prefer_by_rounds", "shown_first"]
@@ -47,7 +47,7 @@ PREFERENCE_SEED_BASE = 1000
 questions are sampled apart from the pass-rate samples ``0..K-1``."""
 
 RoundRule = Callable[..., Awaitable[int]]
-"""``rule(judge, query, answers, *, index, rng) -> 0 | 1`` (``tooleval_rules``)."""
+"""``rule(judge, query, answers, *, index, rng) -> 0 | 1`` (``tooleval.rules``)."""
 
 
 def shown_first(order: str, seed: int, task_id: str, trial: int, round_: int) -> Winner:

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sandbox.eval.actions import Action
-from sandbox.eval.measure import Measure, mean_measure
-from sandbox.eval.similarity import MISSING, kv_similarity, same_value, value_similarity
+from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.measure import Measure, mean_measure
+from sandbox.eval.steps.similarity import MISSING, kv_similarity, same_value, value_similarity
 
 __all__ = ["ArgumentScores", "kv_similarity", "score_arguments", "value_similarity"]
 

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from sandbox.eval.actions import Action, ApiKey
-from sandbox.eval.measure import Measure, f1
+from sandbox.eval.steps.actions import Action, ApiKey
+from sandbox.eval.steps.measure import Measure, f1
 
 __all__ = ["ToolSelection", "tool_selection"]
 

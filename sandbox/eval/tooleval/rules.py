@@ -22,7 +22,7 @@ From StableToolBench's ``toolbench/tooleval/evaluators/registered_cls/rtl.py``
   ``10 * succeed_tool_calling + 5 * used_tool_types - 5 * ln(total_steps)`` (-100000 without
   steps); the higher wins, a tie is a coin.
 
-Answers are converted-answer dicts (``tooleval_answer``); a round's answers are in the order the
+Answers are converted-answer dicts (``tooleval.answer``); a round's answers are in the order the
 judge is shown them, and the result is the index of the better one. Random choices come from the
 ``rng`` the caller seeds (the run's seed, task, trial and round), never from global state.
 May import ``eval`` modules only.
@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sandbox.eval.judge import Judge
-from sandbox.eval.tooleval_answer import empty_or_give_up, same_answer
+from sandbox.eval.tooleval.answer import empty_or_give_up, same_answer
 
 __all__ = [
     "StatusVerdict",

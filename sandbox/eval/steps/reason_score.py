@@ -33,8 +33,8 @@ from rapidfuzz import fuzz
 
 from mock_tools.canonical import dumps_canonical
 from sandbox.errors import ConfigError
-from sandbox.eval.actions import Action
-from sandbox.eval.measure import Measure, mean_measure
+from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.measure import Measure, mean_measure
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",

@@ -40,8 +40,8 @@ from agents.toolenv import FINISH, FINISH_FUNCTION
 from agents.trajectory import Node, StepCall
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.names import NameResolver
-from sandbox.eval.actions import ApiKey, Apis, resolve_call
-from sandbox.eval.measure import Measure, ratio
+from sandbox.eval.steps.actions import ApiKey, Apis, resolve_call
+from sandbox.eval.steps.measure import Measure, ratio
 
 __all__ = [
     "NO_CALL_REASONS",

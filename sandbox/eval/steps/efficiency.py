@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from agents.toolenv import FINISH
 from agents.trajectory import Node, Trajectory
 from mock_tools.canonical import dumps_canonical
-from sandbox.eval.actions import Action
+from sandbox.eval.steps.actions import Action
 
 __all__ = ["Efficiency", "TreeStats", "efficiency", "redundant_calls", "tree_stats"]
 

@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 from agents.trajectory import Status
 from mock_tools.canonical import dumps_canonical
-from sandbox.eval.actions import Action
-from sandbox.eval.measure import Measure, ratio
+from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.measure import Measure, ratio
 
 __all__ = ["ALLOWED_RETRIES", "ReviewScores", "review_scores"]
 
