@@ -7,14 +7,14 @@ sandbox probe --model qwen-7b --suite scenarios/default --tasks 'g1_*' --out pro
 For every task: the next step after each reference prefix, a whole plan up front, and a verdict
 (A–E) on each recorded response of the reference path, scored with the step-level metrics
 (docs/evaluation.md). The offline models answer plan and review questions through
-``sandbox.probe.questions.ProbeOracle``, from the task's reference plan.
+``sandbox.probe.oracle.ProbeOracle``, from the task's reference plan; which models can be
+probed, and how, the model kind says (``ModelKind.questions``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import fnmatch
 import json
 import os
 import sys
@@ -24,21 +24,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.model import Model
-from mock_tools import SuiteError, Task, load_suite
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
-from sandbox.eval.steps.reason_score import thought_similarity
-from sandbox.models import build_models, resolve_model
-from sandbox.models.remote import RemoteModels
-from sandbox.probe.questions import ProbeOracle, ProbeReport, build_probes, run_probe
-from sandbox.store.config import RunConfig
+from sandbox.probe.runner import probe_suite
+from sandbox.probe.scoring import ProbeReport
 from sandbox.store.defaults import DEFAULT_SUITE
-from sandbox.tool_envs import open_tool_envs
 
-__all__ = ["probe_suite", "register"]
-
-DEFAULT_NOISE = 0.3
+__all__ = ["register"]
 
 
 def register(subparsers: Any) -> None:
@@ -64,72 +56,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON summary line")
     parser.add_argument("--out", default=None, help="write the full report (every answer) here")
     parser.set_defaults(handler=handle)
-
-
-def _select(tasks: list[Task], pattern: str | None) -> list[Task]:
-    if pattern is None:
-        return tasks
-    chosen = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern)]
-    if not chosen:
-        raise ConfigError(f"no task id matches {pattern!r}")
-    return chosen
-
-
-async def probe_suite(
-    suite_path: str | Path,
-    model_name: str,
-    *,
-    env: dict[str, str] | None = None,
-    tasks: str | None = None,
-    seed: int = 0,
-    concurrency: int = 4,
-    similarity: str = "lexical",
-) -> ProbeReport:
-    """Load the suite, resolve the model, ask every probe question and score the answers.
-
-    ``similarity`` names the backend of ``reason`` and ``understand`` (``thought_similarity``)."""
-    kind, _, model = similarity.partition(":")
-    backend = thought_similarity(kind, model or None)
-    try:
-        suite = load_suite(suite_path)
-    except SuiteError as e:
-        raise ConfigError(f"cannot load suite: {e}") from e
-    selected = _select(suite.tasks, tasks)
-    async with open_tool_envs(RunConfig(suite=str(suite_path)), suite) as tools:
-        items = await build_probes(selected, suite.apis, tools)
-    spec = resolve_model(model_name, env=env or {})
-    provider = build_models(spec)
-    by_id = {t.id: t for t in selected}
-    models: dict[str, Model] = {}
-    if spec.kind in ("reference", "noisy-reference"):
-        rate = float(spec.params.get("rate", DEFAULT_NOISE)) if spec.kind != "reference" else 0.0
-        for tid, task in by_id.items():
-            models[tid] = ProbeOracle(
-                task.reference,
-                next_step=provider.for_episode(task, seed=seed, trial=0),
-                rate=rate,
-                seed=seed,
-                task_id=tid,
-            )
-    elif isinstance(provider, RemoteModels):
-        await provider.probe()
-        models = dict.fromkeys(by_id, provider.model)
-    else:
-        raise ConfigError(
-            f"model {model_name!r} cannot answer new questions (a replay only repeats a run); "
-            "probe a live or offline reference model"
-        )
-    try:
-        return await run_probe(
-            items,
-            models.__getitem__,
-            suite.apis,
-            model_name=model_name,
-            concurrency=concurrency,
-            similarity=backend,
-        )
-    finally:
-        await provider.aclose()
 
 
 def handle(args: argparse.Namespace) -> int:

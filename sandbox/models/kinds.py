@@ -20,7 +20,13 @@ from __future__ import annotations
 
 from sandbox.errors import ConfigError
 from sandbox.models.fork import build_fork
-from sandbox.models.offline import build_explorer, build_noisy, build_reference, parse_rate
+from sandbox.models.offline import (
+    build_explorer,
+    build_noisy,
+    build_reference,
+    noise_rate,
+    parse_rate,
+)
 from sandbox.models.provider import (
     MODEL_KINDS,
     ModelKind,
@@ -42,15 +48,25 @@ register_model_kind(
         remote=True,
         simulator=build_remote_simulator,
         summary="OpenAI-compatible endpoint",
+        questions="live",
     )
 )
-register_model_kind(ModelKind("reference", build_reference, summary="follows the reference path"))
+register_model_kind(
+    ModelKind(
+        "reference",
+        build_reference,
+        summary="follows the reference path",
+        questions="reference",
+    )
+)
 register_model_kind(
     ModelKind(
         "noisy-reference",
         build_noisy,
         parse_arg=parse_rate,
         summary="the reference path with seeded mistakes",
+        questions="reference",
+        mistake_rate=noise_rate,
     )
 )
 register_model_kind(

@@ -25,6 +25,7 @@ __all__ = [
     "NoisyReferenceModels",
     "ReferenceModels",
     "build_explorer",
+    "noise_rate",
     "parse_rate",
     "reference_plan",
 ]
@@ -51,9 +52,15 @@ class ExplorerModels(OfflineModels):
         return ExplorerModel(name=self.spec.name)
 
 
+def noise_rate(spec: ModelSpec) -> float:
+    """The mistake rate of a ``noisy-reference`` model (its ``:RATE``, else the alias's, else
+    ``DEFAULT_RATE``)."""
+    return float(spec.params.get("rate", DEFAULT_RATE))
+
+
 class NoisyReferenceModels(OfflineModels):
     def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
-        rate = float(self.spec.params.get("rate", DEFAULT_RATE))
+        rate = noise_rate(self.spec)
         episode_seed = seed * 1_000_003 + trial
         return NoisyReferenceModel(
             reference_plan(task), rate=rate, seed=episode_seed, task_id=task.id

@@ -31,6 +31,7 @@ __all__ = [
     "ModelSettings",
     "ModelSpec",
     "OfflineModels",
+    "QuestionSource",
     "ToolCalls",
     "register_model_kind",
 ]
@@ -111,6 +112,10 @@ class ModelSettings:
     """SQLite file of the opt-in model-call cache (remote kinds)."""
 
 
+QuestionSource = Literal["live", "reference"]
+"""Where a model kind's answers to new questions come from (``ModelKind.questions``)."""
+
+
 @dataclass(frozen=True)
 class ModelKind:
     name: str
@@ -124,6 +129,13 @@ class ModelKind:
     simulator: Callable[[ModelSpec], ToolSimulator] | None = None
     """Builds a tool simulator from the spec (``--simulator``); None: the kind cannot."""
     summary: str = ""
+    questions: QuestionSource | None = None
+    """How the kind's models answer questions outside an episode (``sandbox probe``): ``live``,
+    its model answers any question; ``reference``, it follows the task's reference path and the
+    probe's oracle answers for it, making mistakes at ``mistake_rate``; None: it cannot (a
+    replay only repeats a run)."""
+    mistake_rate: Callable[[ModelSpec], float] | None = None
+    """The rate of seeded mistakes of a reference-following kind (None: it makes none)."""
 
 
 MODEL_KINDS: Registry[ModelKind] = Registry("model kind")

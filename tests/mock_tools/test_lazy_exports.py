@@ -22,6 +22,7 @@ LAZY_PACKAGES = [
     "sandbox.compare",
     "sandbox.replay",
     "sandbox.view",
+    "sandbox.probe",
 ]
 
 

@@ -8,7 +8,7 @@ from agents.model import ToolCall, Turn
 from mock_tools.models import Recording, Response, SuiteMeta, ToolSpec
 from mock_tools.names import NameResolver
 from mock_tools.suite import Suite
-from sandbox.probe.questions import (
+from sandbox.probe import (
     PROBE_DIMENSIONS,
     ProbeOracle,
     build_probes,
@@ -162,7 +162,7 @@ def test_scoring_wrong_and_malformed_answers():
 
 @pytest.mark.skipif(not DEFAULT_SUITE.is_dir(), reason="the default suite is not in this checkout")
 def test_probe_command_on_the_default_suite_with_offline_models():
-    from sandbox.commands.probe import probe_suite
+    from sandbox.probe.runner import probe_suite
 
     ref = asyncio.run(probe_suite(DEFAULT_SUITE, "reference", tasks="g1*"))
     assert ref.questions > 0 and ref.errors == 0
@@ -172,3 +172,33 @@ def test_probe_command_on_the_default_suite_with_offline_models():
     assert noisy.questions == ref.questions
     lower = [d for d in PROBE_DIMENSIONS if noisy.dimensions[d].value < 1.0]
     assert {"review", "plan_f1"} <= set(lower)
+
+
+def test_who_answers_the_probe_is_what_the_model_kind_declares():
+    """The probe asks the model kind (``questions``, ``mistake_rate``), never its name: a user's
+    kind that follows the reference is answered through the oracle at its own rate, and a kind
+    that declares nothing cannot be probed (a one-line ConfigError)."""
+    from sandbox.errors import ConfigError
+    from sandbox.models import MODEL_KINDS, ModelKind, ModelSettings, ModelSpec
+    from sandbox.models.offline import build_reference
+    from sandbox.probe.runner import probe_models
+
+    follower = ModelKind(
+        "my-follower", build_reference, questions="reference", mistake_rate=lambda spec: 1.0
+    )
+    silent = ModelKind("my-silent", build_reference)
+    with (
+        MODEL_KINDS.registered("my-follower", follower),
+        MODEL_KINDS.registered("my-silent", silent),
+    ):
+        spec = ModelSpec(name="mine", kind="my-follower")
+        models = asyncio.run(
+            probe_models(spec, build_reference(spec, ModelSettings()), [TASK], seed=0)
+        )
+        oracle = models[TASK.id]
+        assert isinstance(oracle, ProbeOracle) and oracle.name == "probe-oracle:1.0"
+        quiet = ModelSpec(name="quiet", kind="my-silent")
+        with pytest.raises(ConfigError, match="kind my-silent.*cannot answer new questions"):
+            asyncio.run(
+                probe_models(quiet, build_reference(quiet, ModelSettings()), [TASK], seed=0)
+            )

@@ -1,0 +1,144 @@
+"""Running the probe: ask every question, score every answer (``run_probe``), and the whole job
+on a suite and a named model (``probe_suite``).
+
+Who answers comes from the model kind (``ModelKind.questions``, ``sandbox.models``): a ``live``
+kind's model answers every question; a kind that follows the ``reference`` answers next-step
+questions with its own model and plan and review questions through the ``ProbeOracle``, at the
+kind's ``mistake_rate``; any other kind cannot be probed. A model call that fails is recorded
+as an error and not scored. May import ``sandbox.models``, ``sandbox.tool_envs``,
+``sandbox.store`` and ``sandbox.probe`` modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.errors import ModelError
+from agents.model import Model
+from mock_tools import SuiteError, Task, load_suite
+from mock_tools.names import NameResolver
+from sandbox.errors import ConfigError
+from sandbox.eval.steps.actions import Apis
+from sandbox.eval.steps.reason_score import (
+    LexicalSimilarity,
+    ThoughtSimilarity,
+    similarity_label,
+    thought_similarity,
+)
+from sandbox.models import MODEL_KINDS, ModelProvider, ModelSpec, build_models, resolve_model
+from sandbox.probe.oracle import ModelFor, ProbeOracle
+from sandbox.probe.questions import ProbeItem, build_probes
+from sandbox.probe.scoring import ProbeReport, ProbeResult, score_answer, summarise_probe
+from sandbox.store.config import RunConfig
+from sandbox.tool_envs import open_tool_envs
+
+__all__ = ["probe_models", "probe_suite", "run_probe", "select_probe_tasks"]
+
+
+async def run_probe(
+    items: Sequence[ProbeItem],
+    model_for: ModelFor,
+    apis: Apis,
+    *,
+    model_name: str = "",
+    concurrency: int = 4,
+    similarity: ThoughtSimilarity | None = None,
+) -> ProbeReport:
+    """Ask every question (``model_for(task_id)`` answers it) and score the answers.
+
+    ``similarity`` scores ``reason`` and ``understand`` (lexical when not given)."""
+    resolver = NameResolver.for_apis(apis)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def ask(item: ProbeItem) -> ProbeResult:
+        async with gate:
+            try:
+                turn = await model_for(item.task_id).complete(item.messages, item.tools, None)
+            except ModelError as e:
+                return ProbeResult(
+                    task_id=item.task_id, kind=item.kind, index=item.index, scores={}, error=str(e)
+                )
+        return score_answer(item, turn, apis, resolver, similarity)
+
+    results = await asyncio.gather(*(ask(i) for i in items))
+    report = summarise_probe(model_name, results)
+    report.similarity = similarity_label(similarity or LexicalSimilarity())
+    return report
+
+
+def select_probe_tasks(tasks: list[Task], pattern: str | None) -> list[Task]:
+    """The tasks whose id matches the glob (all without one); ``ConfigError`` when none does."""
+    if pattern is None:
+        return tasks
+    chosen = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern)]
+    if not chosen:
+        raise ConfigError(f"no task id matches {pattern!r}")
+    return chosen
+
+
+async def probe_models(
+    spec: ModelSpec, provider: ModelProvider, tasks: Sequence[Task], *, seed: int
+) -> dict[str, Model]:
+    """The model that answers each task's questions, as the spec's kind says (module doc)."""
+    kind = MODEL_KINDS.get(spec.kind)
+    if kind.questions == "reference":
+        rate = kind.mistake_rate(spec) if kind.mistake_rate is not None else 0.0
+        return {
+            task.id: ProbeOracle(
+                task.reference,
+                next_step=provider.for_episode(task, seed=seed, trial=0),
+                rate=rate,
+                seed=seed,
+                task_id=task.id,
+            )
+            for task in tasks
+        }
+    if kind.questions == "live":
+        await provider.probe()
+        return {task.id: provider.for_episode(task, seed=seed, trial=0) for task in tasks}
+    raise ConfigError(
+        f"model {spec.display_name!r} (kind {spec.kind}) cannot answer new questions (a replay "
+        "only repeats a run); probe a live or offline reference model"
+    )
+
+
+async def probe_suite(
+    suite_path: str | Path,
+    model_name: str,
+    *,
+    env: dict[str, str] | None = None,
+    tasks: str | None = None,
+    seed: int = 0,
+    concurrency: int = 4,
+    similarity: str = "lexical",
+) -> ProbeReport:
+    """Load the suite, resolve the model, ask every probe question and score the answers.
+
+    ``tasks`` is a glob of task ids; ``similarity`` names the backend of ``reason`` and
+    ``understand`` (``thought_similarity``)."""
+    kind, _, model = similarity.partition(":")
+    backend = thought_similarity(kind, model or None)
+    try:
+        suite = load_suite(suite_path)
+    except SuiteError as e:
+        raise ConfigError(f"cannot load suite: {e}") from e
+    selected = select_probe_tasks(suite.tasks, tasks)
+    async with open_tool_envs(RunConfig(suite=str(suite_path)), suite) as tools:
+        items = await build_probes(selected, suite.apis, tools)
+    spec = resolve_model(model_name, env=env or {})
+    provider = build_models(spec)
+    try:
+        models = await probe_models(spec, provider, selected, seed=seed)
+        return await run_probe(
+            items,
+            models.__getitem__,
+            suite.apis,
+            model_name=model_name,
+            concurrency=concurrency,
+            similarity=backend,
+        )
+    finally:
+        await provider.aclose()
