@@ -172,7 +172,7 @@ async def compare_runs_async(
     tasks = _union(selections)
     sides = [RunSide(name=s.name, trajectories=s.trajectories, labels=s.labels) for s in strategies]
     win_rates, outcomes = await win_cells(proto, sides, tasks, judge, settings, seed=seed)
-    paired = paired_tests([(s.name, s.labels) for s in strategies], tasks)
+    paired = paired_tests([(s.name, s.labels) for s in strategies])
     models = {s.model for s in strategies}
     seeds = {s.manifest.seed for s in stores}
     groups = sorted({g for s in strategies for g in s.summary.groups})

@@ -3,9 +3,9 @@
 The win-rate matrix is the evaluation protocol's (``sandbox.eval.protocols``): for every pair of
 runs, in the order given, the later run is the candidate and the earlier the reference
 (``protocol.prefer``); the mirror cell is the same judgments seen from the other side
-(``win_rate.mirror``), so each pair is judged once. McNemar is computed from the runs' labels on
-the same (task, trial) episodes; a missing episode counts as unsolved on its side, an episode
-whose label the protocol left out (a judge error, a dropped answer) takes no part.
+(``win_rate.mirror``), so each pair is judged once. McNemar pairs the episodes both runs labelled
+(``sandbox.eval.paired``: the pairing ``sandbox eval --reference`` uses too); an episode whose
+label the protocol left out (a judge error, a dropped answer) takes no part.
 May import ``sandbox.eval`` only.
 """
 
@@ -18,9 +18,10 @@ from pydantic import BaseModel, Field
 
 from mock_tools import Task
 from sandbox.eval.judge import Judge
+from sandbox.eval.paired import paired_test
 from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
-from sandbox.eval.stats import Interval, mcnemar_exact
+from sandbox.eval.stats import Interval
 from sandbox.eval.win_rate import PairOutcome, RunSide, WinSummary, mirror
 
 __all__ = ["PairedComparison", "WinCell", "paired_tests", "win_cells"]
@@ -92,30 +93,17 @@ async def win_cells(
     return cells, judged
 
 
-def paired_tests(
-    labels: Sequence[tuple[str, Sequence[EpisodeLabel]]], tasks: Sequence[Task]
-) -> list[PairedComparison]:
-    """McNemar for every pair of strategies, over the union of their episodes."""
-    task_ids = {t.id for t in tasks}
-    solved = {
-        name: {(lb.task_id, lb.trial): lb.label == "solved" for lb in ls if lb.task_id in task_ids}
-        for name, ls in labels
-    }
-    left_out = {
-        name: {(lb.task_id, lb.trial) for lb in ls if lb.excluded is not None}
-        for name, ls in labels
-    }
+def paired_tests(labels: Sequence[tuple[str, Sequence[EpisodeLabel]]]) -> list[PairedComparison]:
+    """McNemar for every pair of runs, in the order given, each over the episodes both runs
+    labelled (``sandbox.eval.paired``, the pairing ``sandbox eval --reference`` uses)."""
     out: list[PairedComparison] = []
-    for (a, _), (b, _) in combinations(labels, 2):
-        keys = sorted((set(solved[a]) | set(solved[b])) - left_out[a] - left_out[b])
-        test = mcnemar_exact(
-            [solved[a].get(k, False) for k in keys], [solved[b].get(k, False) for k in keys]
-        )
+    for (a, a_labels), (b, b_labels) in combinations(labels, 2):
+        test = paired_test(a_labels, b_labels)
         out.append(
             PairedComparison(
                 a=a,
                 b=b,
-                n=len(keys),
+                n=test.n,
                 only_a=test.only_a,
                 only_b=test.only_b,
                 both=test.both,

@@ -14,10 +14,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from agents.trajectory import Trajectory
 from mock_tools.errors import SuiteError
@@ -25,20 +33,21 @@ from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
 from sandbox.errors import RunError
 from sandbox.eval.judge import Judge, JudgeUsage
+from sandbox.eval.paired import paired_test
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.eval.stats import (
-    Interval,
     PairedTest,
-    bootstrap_ci,
-    mcnemar_exact,
     mean_pass_at_k,
     mean_pass_hat_k,
 )
-from sandbox.eval.steps.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
+from sandbox.eval.step_report import StepReport, step_reports
+from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
+from sandbox.eval.steps.reason_score import ThoughtSimilarity
+from sandbox.eval.steps.selection import ChosenProtocol, StepSelection
 from sandbox.eval.usage import UsageTotals
-from sandbox.eval.win_rate import RunSide, WinSummary, pair_keys
+from sandbox.eval.win_rate import RunSide, WinSummary
 from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
 from sandbox.store.gc_pause import paused_gc
 
@@ -46,16 +55,6 @@ SCORES_SCHEMA = "agent-sandbox/scores@1"
 
 
 T = TypeVar("T")
-
-
-class StepReport(BaseModel):
-    """The step-level summary (``sandbox.eval.steps.step_scores``) and an interval per dimension."""
-
-    summary: dict[str, Any]
-    intervals: dict[str, Interval]
-    reason_similarity: str = Field(
-        default="lexical", description="How thoughts were compared for the reason score."
-    )
 
 
 class ReferenceComparison(BaseModel):
@@ -100,7 +99,14 @@ class RunScores(BaseModel):
         default=None, description="What the tool simulator used (calls, tokens, cost), if any."
     )
     infra: InfraSummary = Field(default_factory=InfraSummary)
-    step_scores: StepReport | None = None
+    step_scores: StepReport | None = Field(
+        default=None, description="Step-level scores under the default step protocol."
+    )
+    step_protocols: dict[str, StepReport] = Field(
+        default_factory=dict,
+        description="Step-level scores under any other step protocol, by its name (left out of "
+        "the JSON when none).",
+    )
     reference: ReferenceComparison | None = None
     _answers: dict[EpisodeKey, str | None] | None = PrivateAttr(default=None)
     """The final answer of every scored episode, when the evaluation that made these scores
@@ -109,6 +115,18 @@ class RunScores(BaseModel):
     def answers(self) -> dict[EpisodeKey, str | None] | None:
         """The final answers the evaluation kept (see ``_answers``), if it kept them."""
         return self._answers
+
+    def step_protocol_reports(self) -> dict[str, StepReport]:
+        """Every step protocol's report, by name: ``default`` first (``step_scores``)."""
+        first = {DEFAULT_STEP_PROTOCOL: self.step_scores} if self.step_scores is not None else {}
+        return first | self.step_protocols
+
+    @model_serializer(mode="wrap")
+    def _omit_no_step_protocols(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not self.step_protocols and isinstance(data, dict):
+            data.pop("step_protocols", None)
+        return data
 
     judge: JudgeUsage | None = None
     labels: list[EpisodeLabel]
@@ -183,38 +201,6 @@ def trial_rates(labels: Sequence[EpisodeLabel]) -> tuple[dict[str, float], dict[
     return at, hat
 
 
-def step_report(
-    trajs: Sequence[Trajectory],
-    tasks: Sequence[Task],
-    suite: Suite,
-    seed: int,
-    similarity: ThoughtSimilarity | None = None,
-) -> StepReport | None:
-    """Step-level scores from ``sandbox.eval.steps.step_scores`` (None if that module is absent)."""
-    try:
-        from sandbox.eval.steps import step_scores
-    except ImportError:  # pragma: no cover - the module ships with the package
-        return None
-    by_id = {t.id: t for t in tasks}
-    kept = [t for t in trajs if t.scenario_id in by_id]
-    # the documented default (``--reason-similarity auto``) wherever a run is scored, so a run's
-    # own scores and those of ``sandbox eval`` say the same
-    similarity = similarity or thought_similarity("auto")
-    episodes = step_scores.score_episodes(kept, by_id, suite.apis, similarity=similarity)
-    summary = step_scores.summarise(episodes)
-    intervals = {}
-    for d in step_scores.DIMENSIONS:
-        points = step_scores.dimension_points(episodes, d)
-        intervals[d] = bootstrap_ci(
-            [v for _, v in points], seed=seed, clusters=[t for t, _ in points]
-        )
-    return StepReport(
-        summary=summary.model_dump(mode="json"),
-        intervals=intervals,
-        reason_similarity=similarity_label(similarity),
-    )
-
-
 async def compare_with_reference(
     protocol: EvalProtocol,
     candidate: RunSide,
@@ -227,7 +213,7 @@ async def compare_with_reference(
     reference_run: str,
 ) -> ReferenceComparison:
     """The protocol's win rate of ``candidate`` over ``reference`` and the paired McNemar test
-    (on solved or not, over the episodes both sides have a counted label for)."""
+    (``sandbox.eval.paired``: the episodes both runs labelled, none left out)."""
     outcomes = await protocol.prefer(candidate, reference, tasks, judge, settings, seed=seed)
     win = protocol.summarise_wins(
         outcomes, candidate=candidate.name, reference=reference.name, seed=seed
@@ -235,27 +221,34 @@ async def compare_with_reference(
     return ReferenceComparison(
         reference_run=reference_run,
         win=win,
-        paired=paired_test(candidate.labels, reference.labels, tasks),
+        paired=paired_test(candidate.labels, reference.labels),
     )
 
 
-def paired_test(
-    a: Sequence[EpisodeLabel], b: Sequence[EpisodeLabel], tasks: Sequence[Task]
-) -> PairedTest:
-    """Exact McNemar on solved / not solved per episode; an episode excluded on either side
-    (judge error, or dropped by the protocol) takes no part."""
-    left = {(lb.task_id, lb.trial): lb for lb in a}
-    right = {(lb.task_id, lb.trial): lb for lb in b}
-    keys = [
-        k
-        for k in pair_keys(left, right, tasks)
-        if not (k in left and left[k].excluded) and not (k in right and right[k].excluded)
-    ]
+@dataclass(frozen=True)
+class _Request:
+    """What an evaluation was asked for (``evaluate_run_async``'s options)."""
 
-    def solved(side: dict[tuple[str, int], EpisodeLabel], k: tuple[str, int]) -> bool:
-        return k in side and side[k].label == "solved"
+    protocol: EvalProtocol
+    judge: Judge | None
+    settings: JudgeSettings
+    reference_run: str | Path | None
+    seed: int | None
+    similarity: ThoughtSimilarity | None
+    steps: list[ChosenProtocol]
 
-    return mcnemar_exact([solved(left, k) for k in keys], [solved(right, k) for k in keys])
+
+@dataclass
+class _Scored:
+    """One run being scored: its record, suite, selected tasks and episodes, and notes."""
+
+    run: LoadedRun
+    suite: Suite
+    tasks: list[Task]
+    keys: list[tuple[str, int]]
+    trajs: list[Trajectory]
+    notes: list[str]
+    seed: int
 
 
 async def evaluate_run_async(
@@ -268,37 +261,34 @@ async def evaluate_run_async(
     reference_run: str | Path | None = None,
     seed: int | None = None,
     similarity: ThoughtSimilarity | None = None,
+    steps: StepSelection | None = None,
 ) -> RunScores:
     """Every score of the run at ``run_dir`` under ``protocol`` (see the module doc).
 
     ``settings`` (samples, rounds, temperature, order) default to the protocol's; the judge's
     temperature is the ``Judge``'s own. A protocol that needs a judge raises ``ConfigError``
-    without one. Reading and scoring is a bulk job: the cyclic collector is paused for it unless
-    a judge is called (``sandbox.store.gc_pause``)."""
+    without one. ``steps`` chooses the step protocols and added step metrics (default: the
+    ``default`` step protocol). Reading and scoring is a bulk job: the cyclic collector is paused
+    for it unless a judge is called (``sandbox.store.gc_pause``)."""
+    request = _Request(
+        protocol=get_protocol(protocol) if isinstance(protocol, str) else protocol,
+        judge=judge,
+        settings=settings or JudgeSettings(),
+        reference_run=reference_run,
+        seed=seed,
+        similarity=similarity,
+        steps=(steps or StepSelection()).resolve(),
+    )
     with paused_gc(when=judge is None):
-        return await _evaluate_run(
-            run_dir, suite, protocol, judge, settings, reference_run, seed, similarity
-        )
+        return await _evaluate_run(run_dir, suite, request)
 
 
-async def _evaluate_run(
-    run_dir: str | Path,
-    suite: Suite | str | Path | None,
-    protocol: EvalProtocol | str,
-    judge: Judge | None,
-    settings: JudgeSettings | None,
-    reference_run: str | Path | None,
-    seed: int | None,
-    similarity: ThoughtSimilarity | None,
-) -> RunScores:
-    proto = get_protocol(protocol) if isinstance(protocol, str) else protocol
-    settings = settings or JudgeSettings()
+def _scored_run(run_dir: str | Path, suite: Suite | str | Path | None, seed: int | None) -> _Scored:
     run = load_run(run_dir)
     loaded, notes = suite_for(run, suite)
     tasks, keys = run_tasks(run, loaded)
     if not tasks:
         raise RunError(f"run {run.manifest.run_id}: none of its tasks is in suite {loaded.name}")
-    seed = run.manifest.seed if seed is None else seed
     ids = {t.id for t in tasks}
     stray = sum(1 for t in run.trajectories if t.scenario_id not in ids)
     if stray:
@@ -310,64 +300,95 @@ async def _evaluate_run(
         (t for t in run.trajectories if t.scenario_id in ids),
         key=lambda t: (position[t.scenario_id], t.trial),
     )
+    seed = run.manifest.seed if seed is None else seed
+    return _Scored(run, loaded, tasks, keys, trajs, notes, seed)
 
-    labels = await proto.label(trajs, tasks, keys, judge, settings)
-    at_k, hat_k = trial_rates([lb for lb in labels if lb.excluded is None])
-    reference = None
-    if reference_run is not None:
-        ref = load_run(reference_run)
-        if ref.manifest.suite.fingerprint != run.manifest.suite.fingerprint:
-            notes.append(
-                f"the reference run {ref.manifest.run_id} used another suite version: tool "
-                "behaviour was not identical for the two runs"
-            )
-        ref_trajs = [t for t in ref.trajectories if t.scenario_id in ids]
-        ref_labels = await proto.label(ref_trajs, tasks, keys, judge, settings)
-        reference = await compare_with_reference(
-            proto,
-            RunSide(name=run.manifest.run_id, trajectories=trajs, labels=labels),
-            RunSide(name=ref.manifest.run_id, trajectories=ref_trajs, labels=ref_labels),
-            tasks,
-            judge,
-            settings,
-            seed=seed,
-            reference_run=ref.manifest.run_id,
+
+async def _reference(
+    request: _Request, scored: _Scored, labels: list[EpisodeLabel], reference_run: str | Path
+) -> ReferenceComparison:
+    """The comparison with the reference run, whose episodes are labelled over what it planned
+    itself (of the candidate's tasks), as ``sandbox compare`` labels every run."""
+    ref = load_run(reference_run)
+    if ref.manifest.suite.fingerprint != scored.run.manifest.suite.fingerprint:
+        scored.notes.append(
+            f"the reference run {ref.manifest.run_id} used another suite version: tool "
+            "behaviour was not identical for the two runs"
         )
-    manifest = run.manifest
-    scores = RunScores(
+    ids = {t.id for t in scored.tasks}
+    ref_trajs = [t for t in ref.trajectories if t.scenario_id in ids]
+    ref_keys = [k for k in run_tasks(ref, scored.suite)[1] if k[0] in ids]
+    proto, judge, settings = request.protocol, request.judge, request.settings
+    ref_labels = await proto.label(ref_trajs, scored.tasks, ref_keys, judge, settings)
+    return await compare_with_reference(
+        proto,
+        RunSide(name=scored.run.manifest.run_id, trajectories=scored.trajs, labels=labels),
+        RunSide(name=ref.manifest.run_id, trajectories=ref_trajs, labels=ref_labels),
+        scored.tasks,
+        judge,
+        settings,
+        seed=scored.seed,
+        reference_run=ref.manifest.run_id,
+    )
+
+
+async def _evaluate_run(
+    run_dir: str | Path, suite: Suite | str | Path | None, request: _Request
+) -> RunScores:
+    scored = _scored_run(run_dir, suite, request.seed)
+    proto, judge = request.protocol, request.judge
+    labels = await proto.label(scored.trajs, scored.tasks, scored.keys, judge, request.settings)
+    reference = None
+    if request.reference_run is not None:
+        reference = await _reference(request, scored, labels, request.reference_run)
+    steps = step_reports(
+        scored.trajs, scored.tasks, scored.suite, scored.seed, request.steps, request.similarity
+    )
+    scores = _run_scores(request, scored, labels)
+    scores.step_scores = steps.pop(DEFAULT_STEP_PROTOCOL, None)
+    scores.step_protocols = steps
+    scores.reference = reference
+    scores._answers = {(t.scenario_id, t.trial): t.final_answer for t in scored.trajs}
+    return scores
+
+
+def _run_scores(request: _Request, scored: _Scored, labels: list[EpisodeLabel]) -> RunScores:
+    """The scores of the outcome half (labels, pass rate, usage, infrastructure)."""
+    proto, judge, manifest = request.protocol, request.judge, scored.run.manifest
+    at_k, hat_k = trial_rates([lb for lb in labels if lb.excluded is None])
+    usage = UsageTotals.of(scored.trajs)
+    simulator = manifest.tools.get("simulator")
+    return RunScores(
         run_id=manifest.run_id,
         protocol=proto.name,
-        judge_settings=effective_settings(proto, settings, judge) if judge is not None else None,
+        judge_settings=(
+            effective_settings(proto, request.settings, judge) if judge is not None else None
+        ),
         suite={
-            "name": loaded.name,
-            "version": loaded.meta.version,
-            "fingerprint": manifest.suite.fingerprint or loaded.fingerprint,
+            "name": scored.suite.name,
+            "version": scored.suite.meta.version,
+            "fingerprint": manifest.suite.fingerprint or scored.suite.fingerprint,
         },
         agent=str(manifest.agent.get("name") or manifest.config.agent.name),
         model=str(manifest.model.get("name") or manifest.config.model.name),
-        tasks=len(tasks),
+        tasks=len(scored.tasks),
         episodes=len(labels),
         trials=max(1, manifest.config.trials),
-        pass_rate=proto.summarise(labels, tasks, seed=seed),
+        pass_rate=proto.summarise(labels, scored.tasks, seed=scored.seed),
         pass_at_k=at_k,
         pass_hat_k=hat_k,
-        usage=(usage := UsageTotals.of(trajs)),
+        usage=usage,
         price_source=str(manifest.model.get("price_source") or ""),
-        simulator=manifest.tools.get("simulator"),
+        simulator=simulator,
         infra=InfraSummary(
-            retries=usage.model_retries
-            + int((manifest.tools.get("simulator") or {}).get("retries", 0)),
+            retries=usage.model_retries + int((simulator or {}).get("retries", 0)),
             errors=sum(lb.infra_error for lb in labels),
             episodes=[f"{lb.task_id}#{lb.trial}" for lb in labels if lb.infra_error],
         ),
-        step_scores=step_report(trajs, tasks, loaded, seed, similarity),
-        reference=reference,
         judge=judge.usage.model_copy() if judge is not None else None,
         labels=labels,
-        notes=notes,
+        notes=scored.notes,
     )
-    scores._answers = {(t.scenario_id, t.trial): t.final_answer for t in trajs}
-    return scores
 
 
 def run_blocking(job: Coroutine[Any, Any, T]) -> T:
@@ -408,6 +429,7 @@ def evaluate_run(
     reference_run: str | Path | None = None,
     seed: int | None = None,
     similarity: ThoughtSimilarity | None = None,
+    steps: StepSelection | None = None,
 ) -> RunScores:
     """Synchronous ``evaluate_run_async`` (for the CLI and scripts)."""
     return run_blocking(
@@ -420,5 +442,6 @@ def evaluate_run(
             reference_run=reference_run,
             seed=seed,
             similarity=similarity,
+            steps=steps,
         )
     )

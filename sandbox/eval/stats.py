@@ -50,6 +50,11 @@ class PairedTest(BaseModel):
     neither: int
     p_value: float
 
+    @property
+    def n(self) -> int:
+        """The pairs tested."""
+        return self.only_a + self.only_b + self.both + self.neither
+
 
 def mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0

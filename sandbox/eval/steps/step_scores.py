@@ -2,55 +2,38 @@
 
 Entry points (pure functions, no I/O)::
 
-    score_episode(traj, task, apis) -> EpisodeStepScores
-    score_run(trajs, tasks_by_id, apis) -> StepScoresSummary
+    score_episode(traj, task, apis, metrics=) -> EpisodeStepScores
+    score_run(trajs, tasks_by_id, apis, metrics=) -> StepScoresSummary
 
-Every dimension is a ``Measure`` (value in [0, 1] or None when not applicable, and the number of
-units behind it). Which nodes each dimension looks at:
+``metrics`` are step metrics with their options (``ScoredMetric``, ``sandbox.eval.steps.metric``);
+without them, those of the ``default`` step protocol (``default_metrics``). Every measure is a
+``Measure`` (value in [0, 1] or None when not applicable, and the number of units behind it);
+an episode keeps each metric's measures under the metric's name. Beside them the engine describes
+every episode's cost (``efficiency``) and search (``tree``: nodes, backtracks, depth).
 
-- ``instruct``: every model turn of the tree (``format_score``);
-- everything else: the chosen path (``actions.episode_path``), so DFSDT is scored on the branch it
-  answered with, and its search is described by ``tree`` (nodes, backtracks, depth).
-
-The reference-based dimensions (``understand_*``, ``plan_*``, ``reason``) do not apply to a task
-whose reference has no steps (an unsolvable task without a path); ``selection_*`` applies whenever
-the reference names APIs. ``review_*`` applies to episodes with at least one failed call.
-
-The run summary averages each dimension over the episodes where it applies (a macro mean: each
+The run summary averages each measure over the episodes where it applies (a macro mean: each
 episode weighs the same) and says how many episodes (``n``) and units (``units``) are behind it.
 Episodes that ended on an infrastructure error (the model endpoint failed; not the agent's fault)
 are scored but left out of the means and counted in ``excluded_infra``.
-Pure; imports ``eval`` modules only.
+Pure; imports ``eval.steps`` modules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
 from agents.trajectory import Status, Trajectory
 from mock_tools.models import Task
-from mock_tools.names import NameResolver
 from sandbox.errors import RunError
-from sandbox.eval.steps.actions import (
-    Action,
-    ApiKey,
-    Apis,
-    actions_of,
-    episode_path,
-    match_actions,
-    reference_actions,
-)
-from sandbox.eval.steps.arg_scores import score_arguments
+from sandbox.eval.steps import default_metrics
+from sandbox.eval.steps.actions import Apis
 from sandbox.eval.steps.efficiency import Efficiency, TreeStats, efficiency, tree_stats
-from sandbox.eval.steps.format_score import SchemaValidators, format_alignment
-from sandbox.eval.steps.matching import MatchMemo
+from sandbox.eval.steps.episode import ScoringContext, StepEpisode
 from sandbox.eval.steps.measure import Measure
-from sandbox.eval.steps.plan_score import PlanScore, plan_score
-from sandbox.eval.steps.reason_score import ThoughtSimilarity, score_reasoning
-from sandbox.eval.steps.review_score import review_scores
-from sandbox.eval.steps.tool_selection import tool_selection
+from sandbox.eval.steps.metric import ScoredMetric
+from sandbox.eval.steps.reason_score import ThoughtSimilarity
 from sandbox.store.gc_pause import paused_gc
 
 __all__ = [
@@ -59,32 +42,30 @@ __all__ = [
     "EpisodeStepScores",
     "ScoringContext",
     "StepScoresSummary",
+    "default_scored_metrics",
     "dimension_points",
     "dimension_values",
+    "measure_points",
     "score_episode",
     "score_episodes",
     "score_run",
     "summarise",
+    "summarise_measures",
 ]
 
-DIMENSIONS: tuple[str, ...] = (
-    "instruct",
-    "selection_precision",
-    "selection_recall",
-    "selection_f1",
-    "understand_exact",
-    "understand_kv",
-    "plan_precision",
-    "plan_recall",
-    "plan_f1",
-    "reason",
-    "review_recovery",
-    "review_no_repeat",
+DEFAULT_SCORED: tuple[ScoredMetric, ...] = tuple(
+    ScoredMetric(m) for m in default_metrics.DEFAULT_METRICS
 )
-"""The step-level dimensions, in report order (each a field of ``EpisodeStepScores``)."""
+DIMENSIONS: tuple[str, ...] = tuple(d for m in DEFAULT_SCORED for d in m.metric.measures)
+"""The ``default`` step protocol's measures, in report order."""
 
 EFFICIENCY_FIELDS: tuple[str, ...] = tuple(Efficiency.model_fields)
 TREE_FIELDS: tuple[str, ...] = tuple(TreeStats.model_fields)
+
+
+def default_scored_metrics() -> tuple[ScoredMetric, ...]:
+    """The ``default`` step protocol's metrics, with their default options."""
+    return DEFAULT_SCORED
 
 
 class EpisodeStepScores(BaseModel):
@@ -92,26 +73,18 @@ class EpisodeStepScores(BaseModel):
     trial: int = 0
     status: Status
     infra_error: bool = False
-    instruct: Measure
-    selection_precision: Measure
-    selection_recall: Measure
-    selection_f1: Measure
-    understand_exact: Measure
-    understand_kv: Measure
-    plan_precision: Measure
-    plan_recall: Measure
-    plan_f1: Measure
-    reason: Measure
-    review_recovery: Measure
-    review_no_repeat: Measure
-    plan: PlanScore | None = Field(default=None, description="Plan details (matched, in order).")
-    failures: int = Field(default=0, description="Failed calls on the chosen path.")
-    repeats_after_failure: int = 0
+    metrics: dict[str, dict[str, Measure]] = Field(
+        description="Each step metric's measures, by metric name (in the order scored)."
+    )
     efficiency: Efficiency
     tree: TreeStats
 
     def dimensions(self) -> dict[str, Measure]:
-        return {d: getattr(self, d) for d in DIMENSIONS}
+        """Every measure of every metric, by measure name, in report order."""
+        return {d: m for measures in self.metrics.values() for d, m in measures.items()}
+
+    def __getitem__(self, dimension: str) -> Measure:
+        return self.dimensions()[dimension]
 
 
 class DimensionSummary(BaseModel):
@@ -130,89 +103,53 @@ class StepScoresSummary(BaseModel):
     tree: dict[str, float] = Field(description="Mean per scored episode.")
 
 
-class ScoringContext:
-    """What scoring many episodes of one suite shares: name resolution and schema validators."""
-
-    def __init__(self, apis: Apis, similarity: ThoughtSimilarity | None = None) -> None:
-        self.apis = apis
-        self.resolver = NameResolver.for_apis(apis)
-        self.validators = SchemaValidators(apis)
-        self.similarity = similarity
-        self._gold: dict[str, tuple[Task, list[Action]]] = {}
-        self.matchings: MatchMemo = {}
-
-    def gold(self, task: Task) -> list[Action]:
-        """The task's reference steps as actions (made once per task object)."""
-        kept = self._gold.get(task.id)
-        if kept is None or kept[0] is not task:
-            kept = self._gold[task.id] = (task, reference_actions(task.reference.steps, self.apis))
-        return kept[1]
-
-
 def score_episode(
     traj: Trajectory,
     task: Task,
     apis: Apis,
     *,
     context: ScoringContext | None = None,
+    metrics: Sequence[ScoredMetric] | None = None,
 ) -> EpisodeStepScores:
-    """All step-level scores of one episode against its task's reference."""
-    ctx = context or ScoringContext(apis)
-    path = episode_path(traj)
-    pred = actions_of(path, ctx.apis, ctx.resolver)
-    offered: set[ApiKey] = {(r.tool, r.api) for r in task.tools if (r.tool, r.api) in ctx.apis}
-
-    instruct = format_alignment(traj.nodes, offered, ctx.resolver, ctx.validators)
-    selection = tool_selection(pred, task.reference.apis())
-
-    none = Measure()
-    exact = kv = precision = recall = plan_f1 = reason = none
-    plan: PlanScore | None = None
-    if task.reference.steps:
-        gold = ctx.gold(task)
-        pairs = match_actions(pred, gold, memo=ctx.matchings)
-        exact, kv = score_arguments(pred, gold, pairs)
-        plan = plan_score(pred, gold, memo=ctx.matchings)
-        precision = Measure(value=plan.precision, n=plan.n_pred)
-        recall = Measure(value=plan.recall, n=plan.n_gold)
-        plan_f1 = Measure(value=plan.f1, n=1)
-        reason = score_reasoning(pred, gold, pairs, ctx.similarity)
-
-    review = review_scores(pred, traj.status)
+    """The step-level scores of one episode against its task's reference: each of ``metrics``
+    (default: the ``default`` step protocol's), its cost and its search tree."""
+    episode = StepEpisode(traj, task, context or ScoringContext(apis))
     return EpisodeStepScores(
         scenario_id=traj.scenario_id,
         trial=traj.trial,
         status=traj.status,
         infra_error=traj.infra_error,
-        instruct=instruct,
-        selection_precision=selection.precision,
-        selection_recall=selection.recall,
-        selection_f1=selection.f1,
-        understand_exact=exact,
-        understand_kv=kv,
-        plan_precision=precision,
-        plan_recall=recall,
-        plan_f1=plan_f1,
-        reason=reason,
-        review_recovery=review.recovery,
-        review_no_repeat=review.no_blind_repeat,
-        plan=plan,
-        failures=review.failures,
-        repeats_after_failure=review.repeats_after_failure,
-        efficiency=efficiency(traj, pred),
-        tree=tree_stats(traj, path),
+        metrics={
+            m.name: m.measure(episode) for m in (DEFAULT_SCORED if metrics is None else metrics)
+        },
+        efficiency=efficiency(traj, episode.actions),
+        tree=tree_stats(traj, episode.path),
     )
 
 
-def summarise(episodes: Iterable[EpisodeStepScores]) -> StepScoresSummary:
-    """Means per dimension over the episodes where it applies (infra errors left out)."""
+def summarise_measures(
+    episodes: Sequence[EpisodeStepScores], metrics: Sequence[ScoredMetric]
+) -> dict[str, DimensionSummary]:
+    """Per measure of ``metrics``: the mean over the ``episodes`` where it applies."""
+    dims: dict[str, DimensionSummary] = {}
+    for metric in metrics:
+        scored = [e.metrics[metric.name] for e in episodes if metric.name in e.metrics]
+        for d in metric.measures:
+            applicable = [m for m in (ms[d] for ms in scored) if m.value is not None]
+            total = sum(m.value or 0.0 for m in applicable)
+            mean = total / len(applicable) if applicable else None
+            units = sum(m.n for m in applicable)
+            dims[d] = DimensionSummary(mean=mean, n=len(applicable), units=units)
+    return dims
+
+
+def summarise(
+    episodes: Iterable[EpisodeStepScores], metrics: Sequence[ScoredMetric] = DEFAULT_SCORED
+) -> StepScoresSummary:
+    """Means per measure of ``metrics`` (default: the ``default`` step protocol's) over the
+    episodes where it applies, infra errors left out; and the episodes' mean cost and tree."""
     all_eps = list(episodes)
     scored = [e for e in all_eps if not e.infra_error]
-    dims: dict[str, DimensionSummary] = {}
-    for d in DIMENSIONS:
-        measures = [m for m in (getattr(e, d) for e in scored) if m.value is not None]
-        mean = sum(m.value for m in measures) / len(measures) if measures else None
-        dims[d] = DimensionSummary(mean=mean, n=len(measures), units=sum(m.n for m in measures))
     eff_total = {f: float(sum(getattr(e.efficiency, f) for e in scored)) for f in EFFICIENCY_FIELDS}
     count = len(scored)
     eff_mean = {f: (v / count if count else 0.0) for f, v in eff_total.items()}
@@ -223,7 +160,7 @@ def summarise(episodes: Iterable[EpisodeStepScores]) -> StepScoresSummary:
         episodes=len(all_eps),
         scored=count,
         excluded_infra=len(all_eps) - count,
-        dimensions=dims,
+        dimensions=summarise_measures(scored, metrics),
         efficiency=eff_mean,
         efficiency_total=eff_total,
         tree=tree_mean,
@@ -236,6 +173,7 @@ def score_episodes(
     apis: Apis,
     *,
     similarity: ThoughtSimilarity | None = None,
+    metrics: Sequence[ScoredMetric] | None = None,
 ) -> list[EpisodeStepScores]:
     """Score every trajectory of a run. RunError for a scenario id the suite does not have."""
     ctx = ScoringContext(apis, similarity)
@@ -248,7 +186,7 @@ def score_episodes(
                     f"trajectory of scenario {traj.scenario_id!r} has no task in the suite; "
                     "evaluate the run against the suite it was made with"
                 )
-            episodes.append(score_episode(traj, task, apis, context=ctx))
+            episodes.append(score_episode(traj, task, apis, context=ctx, metrics=metrics))
     return episodes
 
 
@@ -258,26 +196,39 @@ def score_run(
     apis: Apis,
     *,
     similarity: ThoughtSimilarity | None = None,
+    metrics: Sequence[ScoredMetric] | None = None,
 ) -> StepScoresSummary:
     """``summarise(score_episodes(...))``."""
-    return summarise(score_episodes(trajs, tasks_by_id, apis, similarity=similarity))
+    chosen = DEFAULT_SCORED if metrics is None else metrics
+    episodes = score_episodes(trajs, tasks_by_id, apis, similarity=similarity, metrics=chosen)
+    return summarise(episodes, chosen)
 
 
-def dimension_values(episodes: Iterable[EpisodeStepScores], dimension: str) -> list[float]:
-    """Per-episode values of a dimension where it applies (no infra errors), for intervals."""
-    return [v for _, v in dimension_points(episodes, dimension)]
+def measure_points(
+    episodes: Iterable[EpisodeStepScores], metric: str, measure: str
+) -> list[tuple[str, float]]:
+    """``(task id, value)`` per episode where ``metric``'s ``measure`` applies (no infra
+    errors): the task is the cluster of a task-clustered interval."""
+    out = []
+    for e in episodes:
+        m = e.metrics.get(metric, {}).get(measure)
+        if not e.infra_error and m is not None and m.value is not None:
+            out.append((e.scenario_id, m.value))
+    return out
 
 
 def dimension_points(
     episodes: Iterable[EpisodeStepScores], dimension: str
 ) -> list[tuple[str, float]]:
-    """``(task id, value)`` per episode where the dimension applies: the task is the cluster of
-    a task-clustered interval."""
-    if dimension not in DIMENSIONS:
-        raise KeyError(f"unknown step dimension {dimension!r}; known: {', '.join(DIMENSIONS)}")
-    out = []
-    for e in episodes:
-        value = getattr(e, dimension).value
-        if not e.infra_error and value is not None:
-            out.append((e.scenario_id, value))
-    return out
+    """``measure_points`` of a measure by its name alone (the first metric that has it)."""
+    eps = list(episodes)
+    owner = next((n for e in eps for n, ms in e.metrics.items() if dimension in ms), None)
+    if owner is None:
+        known = sorted({d for e in eps for d in e.dimensions()} or DIMENSIONS)
+        raise KeyError(f"unknown step dimension {dimension!r}; known: {', '.join(known)}")
+    return measure_points(eps, owner, dimension)
+
+
+def dimension_values(episodes: Iterable[EpisodeStepScores], dimension: str) -> list[float]:
+    """Per-episode values of a dimension where it applies (no infra errors), for intervals."""
+    return [v for _, v in dimension_points(episodes, dimension)]
