@@ -39,6 +39,7 @@ from sandbox.eval.pass_rate import (
 )
 from sandbox.eval.protocol import EpisodeKey, JudgeSettings, ProtocolBase
 from sandbox.eval.tooleval.answer import converted_answer, for_preference
+from sandbox.eval.tooleval.functions import better_fields
 from sandbox.eval.tooleval.preference import PREFERENCE_SEED_BASE
 from sandbox.eval.win_rate import (
     PairOutcome,
@@ -177,11 +178,7 @@ async def both_orders(judge: Judge, query: str, a: dict, b: dict, rounds: int) -
     asks = []
     for r in range(rounds):
         for first, second in ((a, b), (b, a)):
-            fields = {
-                "query": query,
-                "answer_0": json.dumps(first, ensure_ascii=False),
-                "answer_1": json.dumps(second, ensure_ascii=False),
-            }
+            fields = better_fields(query, first, second)
             asks.append(judge.ask("select_better_answer", fields, index=PREFERENCE_SEED_BASE + r))
     replies = await asyncio.gather(*asks)
     votes_a = sum(1 for i, r in enumerate(replies) if (r["index"] == 0) == (i % 2 == 0))

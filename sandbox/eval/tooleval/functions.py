@@ -29,9 +29,11 @@ Pure data and pure functions; imports nothing from the project.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 __all__ = [
+    "better_fields",
     "ANSWER_STATUSES",
     "FUNCTIONS",
     "TASK_STATUSES",
@@ -196,6 +198,16 @@ def tool_for(function: str, *, reason: bool = False) -> dict[str, Any]:
 def prompt_for(function: str, **fields: str) -> str:
     """The single user message asking ``function``'s question about ``fields``."""
     return _PROMPTS[function].format(**fields)
+
+
+def better_fields(query: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, str]:
+    """``select_better_answer``'s prompt fields: both answers as JSON, ``first`` as answer 0
+    (the only place they are built: the ``toolbench`` rounds and the ``default`` judge's)."""
+    return {
+        "query": query,
+        "answer_0": json.dumps(first, ensure_ascii=False),
+        "answer_1": json.dumps(second, ensure_ascii=False),
+    }
 
 
 def _number(value: Any) -> float | None:

@@ -38,10 +38,10 @@ from typing import Any
 
 from sandbox.eval.judge import Judge
 from sandbox.eval.tooleval.answer import empty_or_give_up, same_answer
+from sandbox.eval.tooleval.functions import better_fields
 
 __all__ = [
     "StatusVerdict",
-    "better_fields",
     "check_is_solved",
     "details_score",
     "normalized_round",
@@ -103,15 +103,6 @@ async def select_better(
         reason=True,
     )
     return int(reply["index"])
-
-
-def better_fields(query: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, str]:
-    """``select_better_answer``'s prompt fields: both answers as JSON, ``first`` as answer 0."""
-    return {
-        "query": query,
-        "answer_0": json.dumps(first, ensure_ascii=False),
-        "answer_1": json.dumps(second, ensure_ascii=False),
-    }
 
 
 async def toolbench_round(
