@@ -2,6 +2,7 @@
 
 sandbox compare --agents react,dfsdt,react@4 --model noisy-reference --seed 0
 sandbox compare --runs runs/<reference> runs/<candidate> [--protocol toolbench --judge MODEL]
+sandbox compare --runs runs/<a> runs/<b> --step-protocol default   # + step scores side by side
 
 ``--agents`` runs every strategy on the same tasks, tools, faults and model, then compares the
 runs; ``--runs`` compares run folders that exist already (no new episode), pairing episodes by task
@@ -34,6 +35,7 @@ from sandbox.commands.judge_options import (
     judge_errors,
     judge_settings,
     open_judge,
+    step_selection,
 )
 from sandbox.commands.run import add_run_options, output_console, print_config
 from sandbox.compare.comparison import (
@@ -132,6 +134,7 @@ def _compare(config: CompareConfig, runs: list[str], folder: Path) -> Comparison
                 judge=judge,
                 settings=judge_settings(scoring),
                 seed=seed,
+                steps=step_selection(scoring),
             )
 
     return asyncio.run(go())
@@ -143,7 +146,8 @@ def handle(args: argparse.Namespace) -> int:
         print_config(config)
         return 0
     check_unredacted(config)
-    check_protocol(config.scoring)  # bad protocol settings fail before anything runs
+    check_protocol(config.scoring)  # bad protocol and step settings fail before anything runs
+    step_selection(config.scoring)
     if config.runs:
         comparison = _existing(config)
     else:

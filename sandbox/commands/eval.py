@@ -32,6 +32,7 @@ from sandbox.commands.judge_options import (
     judge_errors,
     judge_settings,
     open_judge,
+    step_selection,
 )
 from sandbox.commands.settings_flags import add_settings_flags
 from sandbox.errors import RunError
@@ -117,6 +118,7 @@ def _similarity(spec: str) -> Any:
 async def evaluate_settings(run: str, settings: EvalSettings) -> RunScores:
     """``evaluate_run_async`` of ``run`` with the protocol, judge and settings given."""
     protocol = check_protocol(settings)
+    steps = step_selection(settings)
     similarity = _similarity(settings.reason_similarity)
     async with open_judge(settings, protocol, Path(run) / JUDGE_CACHE_FILE) as judge:
         return await evaluate_run_async(
@@ -128,6 +130,7 @@ async def evaluate_settings(run: str, settings: EvalSettings) -> RunScores:
             reference_run=settings.reference,
             seed=settings.seed,
             similarity=similarity,
+            steps=steps,
         )
 
 

@@ -16,13 +16,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.errors import ModelError
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.eval.judge import Judge
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
+from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
+from sandbox.eval.steps.selection import StepSelection
 from sandbox.models import RequestCache, resolve_model
 from sandbox.models.remote import openai_client
 from sandbox.store.setting import Flag, OptionalSecretText
@@ -35,6 +37,7 @@ __all__ = [
     "judge_errors",
     "judge_settings",
     "open_judge",
+    "step_selection",
 ]
 
 JUDGE_CACHE_FILE = "judge_cache.sqlite"
@@ -88,6 +91,69 @@ class ScoringConfig(BaseModel):
             "always ask the judge).",
         )
     )
+
+    step_protocols: Annotated[
+        list[str],
+        Flag(
+            name="--step-protocol",
+            metavar="NAME",
+            registry="sandbox.eval.steps.metric:STEP_PROTOCOLS",
+        ),
+    ] = Field(
+        default_factory=list,
+        description="Step protocols the step-level scores are computed under, repeatable "
+        "(default: default, docs/evaluation.md); default goes to scores.json's step_scores, any "
+        "other to step_protocols.NAME.",
+    )
+    step_metrics: Annotated[
+        list[str],
+        Flag(
+            name="--step-metric", metavar="NAME", registry="sandbox.eval.steps.metric:STEP_METRICS"
+        ),
+    ] = Field(
+        default_factory=list,
+        description="Registered step metrics added to every chosen step protocol, repeatable; "
+        "their measures go under metrics.NAME of the protocol's step scores.",
+    )
+    step_options: Annotated[
+        dict[str, dict[str, Any]], Flag(name="--step-option", metavar="METRIC.KEY=VALUE")
+    ] = Field(
+        default_factory=dict,
+        description="Options of step metrics, by metric name (validated by the metric's options "
+        "class); a flag's VALUE is JSON, else text; repeatable.",
+    )
+
+    @field_validator("step_options", mode="before")
+    @classmethod
+    def _nest_step_options(cls, value: Any) -> Any:
+        """The flag's ``METRIC.KEY`` keys nested: ``{"plan.threshold": 0.5}`` ->
+        ``{"plan": {"threshold": 0.5}}``."""
+        if not isinstance(value, dict):
+            return value
+        nested: dict[str, Any] = {}
+        for key, item in value.items():
+            metric, dot, option = str(key).rpartition(".")
+            if dot and metric and option:
+                nested.setdefault(metric, {})[option] = item
+            elif isinstance(item, dict):
+                nested.setdefault(str(key), {}).update(item)
+            else:
+                raise ValueError(f"{key!r}: expected METRIC.KEY=VALUE")
+        return nested
+
+
+def step_selection(scoring: ScoringConfig) -> StepSelection | None:
+    """The step-level scores the settings ask for (checked: a bad name or option is a
+    ``ConfigError``), or None when no step setting was given (the default protocol alone)."""
+    if not (scoring.step_protocols or scoring.step_metrics or scoring.step_options):
+        return None
+    selection = StepSelection(
+        protocols=scoring.step_protocols or [DEFAULT_STEP_PROTOCOL],
+        metrics=scoring.step_metrics,
+        options=scoring.step_options,
+    )
+    selection.resolve()
+    return selection
 
 
 def check_protocol(scoring: ScoringConfig) -> EvalProtocol:

@@ -29,7 +29,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agents.errors import AgentsError
 from agents.strategies import option_owners, options_for
@@ -42,6 +42,8 @@ from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
+from sandbox.eval.step_report import StepReport, step_reports
+from sandbox.eval.steps.selection import ChosenProtocol, StepSelection
 from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import PairOutcome, RunSide
 from sandbox.run import resolve_strategy, run_suite, select_tasks
@@ -77,8 +79,20 @@ class StrategyResult(BaseModel):
     episodes: int
     summary: PassSummary
     usage: UsageTotals
+    step_scores: dict[str, StepReport] = Field(
+        default_factory=dict,
+        description="Step-level scores by step protocol, when the comparison asked for them "
+        "(left out of the JSON when not).",
+    )
     labels: list[EpisodeLabel] = Field(default_factory=list, exclude=True)
     trajectories: list[Trajectory] = Field(default_factory=list, exclude=True)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_step_scores(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if not self.step_scores and isinstance(data, dict):
+            data.pop("step_scores", None)
+        return data
 
     @property
     def pass_rate(self) -> float:
@@ -146,13 +160,15 @@ async def compare_runs_async(
     judge: Judge | None = None,
     settings: JudgeSettings | None = None,
     seed: int | None = None,
+    steps: StepSelection | None = None,
 ) -> Comparison:
     """Compare run folders side by side (see the module doc).
 
     Each run is labelled over the tasks its manifest selected, so a missing episode counts as
     unsolved (or, under ``toolbench``, is dropped and listed). ``suite_path`` overrides the
     suite location recorded in the manifests; ``seed`` (default: the first run's) seeds the
-    intervals and the judge's coin flips.
+    intervals and the judge's coin flips. With ``steps``, each run also gets its step-level
+    scores under those step protocols (``StrategyResult.step_scores``).
     """
     if not runs:
         raise ConfigError("nothing to compare: give at least one run folder")
@@ -166,9 +182,13 @@ async def compare_runs_async(
     selections = [_selected(store, suite) for store, suite in zip(stores, suites, strict=True)]
     names = _names(stores)
     _check_overlap(names, selections)
+    chosen = steps.resolve() if steps is not None else []
     strategies: list[StrategyResult] = []
-    for name, store, tasks in zip(names, stores, selections, strict=True):
-        strategies.append(await _strategy(name, store, tasks, proto, judge, settings, seed))
+    for name, store, suite, tasks in zip(names, stores, suites, selections, strict=True):
+        result = await _strategy(name, store, tasks, proto, judge, settings, seed)
+        if chosen:
+            result.step_scores = _step_scores(result, suite, tasks, seed, chosen)
+        strategies.append(result)
     tasks = _union(selections)
     sides = [RunSide(name=s.name, trajectories=s.trajectories, labels=s.labels) for s in strategies]
     win_rates, outcomes = await win_cells(proto, sides, tasks, judge, settings, seed=seed)
@@ -285,6 +305,23 @@ async def _strategy(
         labels=labels,
         trajectories=trajectories,
     )
+
+
+def _step_scores(
+    result: StrategyResult,
+    suite: Suite,
+    tasks: Sequence[Task],
+    seed: int,
+    chosen: Sequence[ChosenProtocol],
+) -> dict[str, StepReport]:
+    """The run's step reports, its episodes in the order ``sandbox eval`` scores them (task,
+    then trial), so both give the same intervals."""
+    position = {t.id: i for i, t in enumerate(tasks)}
+    trajs = sorted(
+        (t for t in result.trajectories if t.scenario_id in position),
+        key=lambda t: (position[t.scenario_id], t.trial),
+    )
+    return step_reports(trajs, tasks, suite, seed, chosen)
 
 
 def runs_folder(runs: Sequence[str | Path], out: str | Path) -> Path:

@@ -8,12 +8,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from sandbox.compare.comparison import Comparison
-from sandbox.eval.report import rate_text
+from sandbox.eval.report import pct, rate_text, step_rows
+from sandbox.eval.stats import Interval
 
 __all__ = ["differing_tasks_markdown", "render_comparison_markdown", "write_comparison_report"]
 
 
 def render_comparison_markdown(comparison: Comparison) -> str:
+    """The comparison's report, one section after the other."""
+    lines = _header(comparison)
+    lines += _pass_rate_section(comparison)
+    lines += _win_rate_section(comparison)
+    lines += _paired_section(comparison)
+    lines += _step_scores_section(comparison)
+    lines += differing_tasks_markdown(comparison)
+    return "\n".join(lines) + "\n"
+
+
+def _header(comparison: Comparison) -> list[str]:
     about = f"Suite `{comparison.suite}` (`{comparison.suite_fingerprint[:19]}`)"
     if comparison.model:
         about += f", model `{comparison.model}`"
@@ -29,7 +41,11 @@ def render_comparison_markdown(comparison: Comparison) -> str:
             f"Browse the runs side by side: `sandbox view {comparison.path}`; rank them with "
             f"`sandbox leaderboard {comparison.path}`.",
         ]
-    lines += ["", "## Pass rate and cost", ""]
+    return lines
+
+
+def _pass_rate_section(comparison: Comparison) -> list[str]:
+    lines = ["", "## Pass rate and cost", ""]
     groups = comparison.groups
     header = ["agent", "n", "pass rate (95% CI)", *groups, "model calls/ep", "tool calls/ep"]
     lines.append("| " + " | ".join(header) + " |")
@@ -54,32 +70,67 @@ def render_comparison_markdown(comparison: Comparison) -> str:
                 f"\n{s.name or s.agent}: {len(episodes)} episode(s) left out of the pass rate "
                 f"({reason}): {', '.join(episodes[:20])}"
             )
-    if comparison.win_rates:
-        names = comparison.names
-        tie_values = {c.tie_value for row in comparison.win_rates.values() for c in row.values()}
-        ties = "ties as half" if tie_values == {0.5} else "ties as 0"
-        lines += ["", f"## Win rate (row against column, {ties}; W/L/T)", ""]
-        lines.append("| | " + " | ".join(names) + " |")
-        lines.append("|" + "---|" * (len(names) + 1))
-        for row_name in names:
-            cells = []
-            for col in names:
-                c = comparison.win_rates.get(row_name, {}).get(col)
-                cells.append(
-                    "-"
-                    if c is None
-                    else f"{c.win_rate.value:.1%} ({c.wins}/{c.losses}/{c.ties}); "
-                    f"ToolEval {c.tooleval_win_rate:.1%}, ties {c.tie_rate:.1%}"
-                )
-            lines.append(f"| {row_name} | " + " | ".join(cells) + " |")
-    if comparison.paired:
-        lines += ["", "## Paired test (exact McNemar)", ""]
-        lines.append("| A | B | n | only A | only B | p |")
-        lines.append("|---|---|---|---|---|---|")
-        for p in comparison.paired:
-            lines.append(f"| {p.a} | {p.b} | {p.n} | {p.only_a} | {p.only_b} | {p.p_value:.3g} |")
-    lines += differing_tasks_markdown(comparison)
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _win_rate_section(comparison: Comparison) -> list[str]:
+    if not comparison.win_rates:
+        return []
+    names = comparison.names
+    tie_values = {c.tie_value for row in comparison.win_rates.values() for c in row.values()}
+    ties = "ties as half" if tie_values == {0.5} else "ties as 0"
+    lines = ["", f"## Win rate (row against column, {ties}; W/L/T)", ""]
+    lines.append("| | " + " | ".join(names) + " |")
+    lines.append("|" + "---|" * (len(names) + 1))
+    for row_name in names:
+        cells = []
+        for col in names:
+            c = comparison.win_rates.get(row_name, {}).get(col)
+            cells.append(
+                "-"
+                if c is None
+                else f"{c.win_rate.value:.1%} ({c.wins}/{c.losses}/{c.ties}); "
+                f"ToolEval {c.tooleval_win_rate:.1%}, ties {c.tie_rate:.1%}"
+            )
+        lines.append(f"| {row_name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _paired_section(comparison: Comparison) -> list[str]:
+    if not comparison.paired:
+        return []
+    lines = ["", "## Paired test (exact McNemar)", ""]
+    lines.append("| A | B | n | only A | only B | p |")
+    lines.append("|---|---|---|---|---|---|")
+    for p in comparison.paired:
+        lines.append(f"| {p.a} | {p.b} | {p.n} | {p.only_a} | {p.only_b} | {p.p_value:.3g} |")
+    return lines
+
+
+def _step_scores_section(comparison: Comparison) -> list[str]:
+    """Per step protocol asked for (``--step-protocol``/``--step-metric``): every measure, one
+    column per run (mean and the episodes it applies to)."""
+    protocols = list(dict.fromkeys(p for s in comparison.strategies for p in s.step_scores))
+    lines: list[str] = []
+    names = [s.name or s.agent for s in comparison.strategies]
+    for protocol in protocols:
+        rows = {
+            s.name or s.agent: {d: iv for d, iv, _ in step_rows(s.step_scores[protocol])}
+            for s in comparison.strategies
+            if protocol in s.step_scores
+        }
+        measures = list(dict.fromkeys(d for by_name in rows.values() for d in by_name))
+        lines += ["", f"## Step-level scores (step protocol {protocol})", ""]
+        lines.append("| dimension | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---|" * len(names))
+        for d in measures:
+            cells = [_step_cell(rows.get(n, {}).get(d)) for n in names]
+            lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _step_cell(iv: Interval | None) -> str:
+    return "-" if iv is None or iv.n == 0 else f"{pct(iv)} (n {iv.n})"
 
 
 def differing_tasks_markdown(comparison: Comparison) -> list[str]:

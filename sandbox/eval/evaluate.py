@@ -34,8 +34,8 @@ from mock_tools.suite import Suite, load_suite
 from sandbox.errors import RunError
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.paired import paired_test
-from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
-from sandbox.eval.protocol import EvalProtocol, JudgeSettings
+from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, scoring_rule_text
+from sandbox.eval.protocol import PROTOCOLS, EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.eval.stats import (
     PairedTest,
@@ -108,6 +108,7 @@ class RunScores(BaseModel):
         "the JSON when none).",
     )
     reference: ReferenceComparison | None = None
+    _scoring_rule: str | None = PrivateAttr(default=None)
     _answers: dict[EpisodeKey, str | None] | None = PrivateAttr(default=None)
     """The final answer of every scored episode, when the evaluation that made these scores
     kept them (``report.md`` shows them; without them they are read from the run folder)."""
@@ -115,6 +116,15 @@ class RunScores(BaseModel):
     def answers(self) -> dict[EpisodeKey, str | None] | None:
         """The final answers the evaluation kept (see ``_answers``), if it kept them."""
         return self._answers
+
+    def scoring_rule(self) -> str:
+        """What each label scored (the protocol's ``scoring_rule``): as the evaluation that made
+        these scores kept it, else as the protocol registered under their name says, else the
+        built-in protocols' rule."""
+        if self._scoring_rule is not None:
+            return self._scoring_rule
+        protocol = PROTOCOLS.find(self.protocol)
+        return protocol.scoring_rule if protocol is not None else scoring_rule_text()
 
     def step_protocol_reports(self) -> dict[str, StepReport]:
         """Every step protocol's report, by name: ``default`` first (``step_scores``)."""
@@ -349,6 +359,7 @@ async def _evaluate_run(
     scores.step_protocols = steps
     scores.reference = reference
     scores._answers = {(t.scenario_id, t.trial): t.final_answer for t in scored.trajs}
+    scores._scoring_rule = proto.scoring_rule
     return scores
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -48,6 +48,12 @@ Label = Literal["solved", "unsolved", "unsure"]
 Method = Literal["rule", "check", "judge", "none"]
 Exclusion = Literal["missing", "infra", "judge_error"]
 SCORES: dict[str, float] = {"solved": 1.0, "unsure": 0.5, "unsolved": 0.0}
+
+
+def scoring_rule_text(scores: Mapping[str, float] = SCORES) -> str:
+    """What each label scores, as a report states it (``solved 1, unsure 0.5, unsolved 0``)."""
+    return ", ".join(f"{label} {value:g}" for label, value in scores.items())
+
 
 _CANNOT_DO = re.compile(
     r"\b(cannot|can ?not|can't|can’t|unable|not able|impossible|not possible|no way to|"

@@ -26,7 +26,7 @@ from agents.registry import Registry
 from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from sandbox.eval.judge import Judge
-from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, summarise
+from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, scoring_rule_text, summarise
 from sandbox.eval.win_rate import PairOutcome, RunSide, WinSummary, summarise_wins
 
 __all__ = [
@@ -64,6 +64,8 @@ class EvalProtocol(Protocol):
     """True when the protocol cannot label without a judge (ToolEval's)."""
     defaults: JudgeSettings
     """The protocol's samples, rounds and temperature when the user gives none."""
+    scoring_rule: str
+    """What each label scores in the pass rate, as ``report.md`` states it."""
 
     async def label(
         self,
@@ -95,13 +97,16 @@ class EvalProtocol(Protocol):
 
 
 class ProtocolBase:
-    """The summaries every built-in protocol shares: ``pass_rate.summarise`` and
-    ``win_rate.summarise_wins`` with the protocol's ``tie_value``. Subclasses give ``name``,
+    """The summaries every built-in protocol shares: ``pass_rate.summarise`` (and its
+    ``scoring_rule``) and ``win_rate.summarise_wins`` with the protocol's ``tie_value``.
+    Subclasses give ``name``,
     ``summary``, ``judge_required``, ``defaults``, ``label`` and ``prefer``."""
 
     name = ""
     tie_value = 0.5
     """What a tie counts in the win rate."""
+    scoring_rule = scoring_rule_text()
+    """What each label scores in the pass rate (``pass_rate.SCORES``, which ``summarise`` uses)."""
 
     def summarise(
         self, labels: Sequence[EpisodeLabel], tasks: Sequence[Task], *, seed: int

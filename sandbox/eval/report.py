@@ -20,6 +20,8 @@ from rich.table import Table
 from sandbox.eval.evaluate import RunScores
 from sandbox.eval.pass_rate import PassSummary
 from sandbox.eval.stats import Interval
+from sandbox.eval.step_report import StepReport
+from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.store import EpisodeIndex, EpisodeKey
 from sandbox.store.gc_pause import paused_gc
 
@@ -97,9 +99,25 @@ def render_markdown(
     answers: Mapping[EpisodeKey, str | None] | None = None,
     view_command: str | None = None,
 ) -> str:
-    """The report for people. ``answers`` adds each episode's final answer to the episode table;
-    ``view_command`` is the command line that opens this run in the viewer."""
-    p = scores.pass_rate
+    """The report for people, one section after the other. ``answers`` adds each episode's
+    final answer to the episode table; ``view_command`` is the command line that opens this run
+    in the viewer."""
+    out = _header(scores, view_command)
+    out += _pass_rate_section(scores)
+    out += _trials_section(scores)
+    for name, report in scores.step_protocol_reports().items():
+        out += _steps_section(report, name)
+    out += _usage_section(scores)
+    out += _simulator_section(scores)
+    out += _infra_section(scores)
+    out += _judge_section(scores)
+    out += _reference_section(scores)
+    out += _notes_section(scores)
+    out += _episodes_section(scores, answers or {})
+    return "\n".join(out) + "\n"
+
+
+def _header(scores: RunScores, view_command: str | None) -> list[str]:
     out = [
         f"# Run {scores.run_id}",
         "",
@@ -111,7 +129,12 @@ def render_markdown(
     ]
     if view_command:
         out += ["", f"Browse its episodes, trees and scores: `{view_command}`"]
-    out += [
+    return out
+
+
+def _pass_rate_section(scores: RunScores) -> list[str]:
+    p = scores.pass_rate
+    out = [
         "",
         "## Pass rate",
         "",
@@ -121,7 +144,7 @@ def render_markdown(
     ]
     for g, r in p.groups.items():
         out.append(f"| {g} | {r.n} | {r.solved} | {r.unsure} | {r.unsolved} | {pct(r.pass_rate)} |")
-    out += ["", f"Scores: solved 1, unsure 0.5, unsolved 0. Missing episodes: {p.missing}."]
+    out += ["", f"Scores: {scores.scoring_rule()}. Missing episodes: {p.missing}."]
     if p.sample_rates:
         rates = ", ".join(f"{100 * r:.1f}%" for r in p.sample_rates)
         out.append(
@@ -132,31 +155,54 @@ def render_markdown(
         out.append(f"Left out of the pass rate ({reason}): {len(episodes)}: {', '.join(episodes)}.")
     out.append("By status: " + ", ".join(f"{k} {v}" for k, v in p.by_status.items()) + ".")
     out.append("Decided by: " + ", ".join(f"{k} {v}" for k, v in p.by_method.items()) + ".")
-    if scores.pass_at_k:
-        out += ["", "## Trials", "", "| k | pass@k | pass^k |", "|---:|---:|---:|"]
-        for k, v in scores.pass_at_k.items():
-            out.append(f"| {k} | {v:.3f} | {scores.pass_hat_k[k]:.3f} |")
-    profile = step_profile(scores)
-    if scores.step_scores is not None:
-        dims = scores.step_scores.summary.get("dimensions", {})
-        out += [
-            "",
-            "## Step-level scores",
-            "",
-            "| dimension | mean [95% CI] | episodes | units |",
-            "|---|---|---:|---:|",
-        ]
-        for d, iv in profile:
-            out.append(f"| {d} | {pct(iv)} | {iv.n} | {dims.get(d, {}).get('units', '')} |")
-        skipped = [d for d, iv in scores.step_scores.intervals.items() if iv.n == 0]
-        if skipped:
-            out.append(f"\nNot applicable in this run: {', '.join(skipped)}.")
-        out.append(f"Thought similarity (reason): {scores.step_scores.reason_similarity}.")
-        tree = scores.step_scores.summary.get("tree", {})
-        if tree:
-            out.append("Tree (mean per episode): " + _kv(tree) + ".")
+    return out
+
+
+def _trials_section(scores: RunScores) -> list[str]:
+    if not scores.pass_at_k:
+        return []
+    out = ["", "## Trials", "", "| k | pass@k | pass^k |", "|---:|---:|---:|"]
+    for k, v in scores.pass_at_k.items():
+        out.append(f"| {k} | {v:.3f} | {scores.pass_hat_k[k]:.3f} |")
+    return out
+
+
+def _steps_section(report: StepReport, protocol: str) -> list[str]:
+    """A step protocol's measures (the default protocol's section keeps its old title), then
+    the metrics added to it, as ``METRIC.MEASURE``."""
+    title = "## Step-level scores"
+    if protocol != DEFAULT_STEP_PROTOCOL:
+        title += f" (step protocol {protocol})"
+    out = ["", title, "", "| dimension | mean [95% CI] | episodes | units |", "|---|---|---:|---:|"]
+    rows = step_rows(report)
+    for d, iv, units in rows:
+        if iv.n > 0:
+            out.append(f"| {d} | {pct(iv)} | {iv.n} | {units} |")
+    skipped = [d for d, iv, _ in rows if iv.n == 0]
+    if skipped:
+        out.append(f"\nNot applicable in this run: {', '.join(skipped)}.")
+    out.append(f"Thought similarity (reason): {report.reason_similarity}.")
+    tree = report.summary.get("tree", {})
+    if tree:
+        out.append("Tree (mean per episode): " + _kv(tree) + ".")
+    return out
+
+
+def step_rows(report: StepReport) -> list[tuple[str, Interval, Any]]:
+    """``(name, interval, units)`` of every measure of a step report, in report order: the
+    protocol's own, then each added metric's as ``METRIC.MEASURE``."""
+    dims = report.summary.get("dimensions", {})
+    rows = [(d, iv, dims.get(d, {}).get("units", "")) for d, iv in report.intervals.items()]
+    for metric, added in report.metrics.items():
+        for d, iv in added.intervals.items():
+            units = added.dimensions[d].units if d in added.dimensions else ""
+            rows.append((f"{metric}.{d}", iv, units))
+    return rows
+
+
+def _usage_section(scores: RunScores) -> list[str]:
     u = scores.usage
-    out += [
+    return [
         "",
         "## Usage (agents)",
         "",
@@ -165,67 +211,86 @@ def render_markdown(
         + (f" (price: {scores.price_source})" if scores.price_source else "")
         + f", wall {u.wall_seconds:.1f}s over {u.episodes} trajectories.",
     ]
-    if scores.simulator:
-        s = scores.simulator
-        out += [
-            "",
-            "## Tool simulator (reported apart)",
-            "",
-            f"Model {s.get('model')}: {s.get('simulations', 0)} simulated responses, "
-            f"{s.get('calls', 0)} calls ({s.get('invalid_replies', 0)} replies not JSON, "
-            f"{s.get('retries', 0)} retried, {s.get('failures', 0)} failed), tokens "
-            f"{s.get('prompt_tokens', 0) + s.get('completion_tokens', 0)}, "
-            f"cost {s.get('cost', 0.0):.4f} USD.",
-        ]
-    if scores.infra.retries or scores.infra.errors:
-        i = scores.infra
-        out += [
-            "",
-            "## Infrastructure (not the agent's)",
-            "",
-            f"Model calls retried: {i.retries}. Episodes ended by an infrastructure error: "
-            f"{i.errors}"
-            + (f" ({', '.join(i.episodes)}; `--resume` runs them again)." if i.errors else "."),
-        ]
-    if scores.judge is not None:
-        j = scores.judge
-        settings = scores.judge_settings
-        how = (
-            f" Samples {settings.samples}, rounds {settings.rounds}, temperature "
-            f"{settings.temperature}, order {settings.order}."
-            if settings is not None
-            else ""
-        )
-        out += [
-            "",
-            "## Judge (reported apart)",
-            "",
-            f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
-            f"invalid replies, {j.errors} errors, tokens {j.prompt_tokens + j.completion_tokens}, "
-            f"cost {j.cost:.4f}.{how}",
-        ]
-    if scores.reference is not None:
-        w, t = scores.reference.win, scores.reference.paired
-        out += [
-            "",
-            f"## Win rate against {scores.reference.reference_run}",
-            "",
-            f"Wins {w.wins}, losses {w.losses}, ties {w.ties} over {w.n} episodes. "
-            f"Win rate (ties {'half' if w.tie_value == 0.5 else 'as 0'}): {pct(w.win_rate)}; "
-            f"tie rate {100 * w.tie_rate:.1f}%; ToolEval-compatible (ties 0): "
-            f"{pct(w.tooleval_win_rate)}.",
-            "Decided by rule: " + _kv(w.by_rule) + ".",
-            *(
-                [f"Judge errors (not counted): {', '.join(w.judge_errors)}."]
-                if w.judge_errors
-                else []
-            ),
-            f"Paired McNemar (solved): only this run {t.only_a}, only the reference "
-            f"{t.only_b}, both {t.both}, neither {t.neither}; exact p = {t.p_value:.4g}.",
-        ]
-    if scores.notes:
-        out += ["", "## Notes", ""] + [f"- {n}" for n in scores.notes]
-    out += [
+
+
+def _simulator_section(scores: RunScores) -> list[str]:
+    if not scores.simulator:
+        return []
+    s = scores.simulator
+    return [
+        "",
+        "## Tool simulator (reported apart)",
+        "",
+        f"Model {s.get('model')}: {s.get('simulations', 0)} simulated responses, "
+        f"{s.get('calls', 0)} calls ({s.get('invalid_replies', 0)} replies not JSON, "
+        f"{s.get('retries', 0)} retried, {s.get('failures', 0)} failed), tokens "
+        f"{s.get('prompt_tokens', 0) + s.get('completion_tokens', 0)}, "
+        f"cost {s.get('cost', 0.0):.4f} USD.",
+    ]
+
+
+def _infra_section(scores: RunScores) -> list[str]:
+    i = scores.infra
+    if not (i.retries or i.errors):
+        return []
+    return [
+        "",
+        "## Infrastructure (not the agent's)",
+        "",
+        f"Model calls retried: {i.retries}. Episodes ended by an infrastructure error: "
+        f"{i.errors}"
+        + (f" ({', '.join(i.episodes)}; `--resume` runs them again)." if i.errors else "."),
+    ]
+
+
+def _judge_section(scores: RunScores) -> list[str]:
+    if scores.judge is None:
+        return []
+    j = scores.judge
+    settings = scores.judge_settings
+    how = (
+        f" Samples {settings.samples}, rounds {settings.rounds}, temperature "
+        f"{settings.temperature}, order {settings.order}."
+        if settings is not None
+        else ""
+    )
+    return [
+        "",
+        "## Judge (reported apart)",
+        "",
+        f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
+        f"invalid replies, {j.errors} errors, tokens {j.prompt_tokens + j.completion_tokens}, "
+        f"cost {j.cost:.4f}.{how}",
+    ]
+
+
+def _reference_section(scores: RunScores) -> list[str]:
+    if scores.reference is None:
+        return []
+    w, t = scores.reference.win, scores.reference.paired
+    return [
+        "",
+        f"## Win rate against {scores.reference.reference_run}",
+        "",
+        f"Wins {w.wins}, losses {w.losses}, ties {w.ties} over {w.n} episodes. "
+        f"Win rate (ties {'half' if w.tie_value == 0.5 else 'as 0'}): {pct(w.win_rate)}; "
+        f"tie rate {100 * w.tie_rate:.1f}%; ToolEval-compatible (ties 0): "
+        f"{pct(w.tooleval_win_rate)}.",
+        "Decided by rule: " + _kv(w.by_rule) + ".",
+        *([f"Judge errors (not counted): {', '.join(w.judge_errors)}."] if w.judge_errors else []),
+        f"Paired McNemar (solved): only this run {t.only_a}, only the reference "
+        f"{t.only_b}, both {t.both}, neither {t.neither}; exact p = {t.p_value:.4g}.",
+    ]
+
+
+def _notes_section(scores: RunScores) -> list[str]:
+    if not scores.notes:
+        return []
+    return ["", "## Notes", ""] + [f"- {n}" for n in scores.notes]
+
+
+def _episodes_section(scores: RunScores, answers: Mapping[EpisodeKey, str | None]) -> list[str]:
+    out = [
         "",
         "## Episodes",
         "",
@@ -233,13 +298,13 @@ def render_markdown(
         "|---|---:|---|---|---|---|---|",
     ]
     for lb in scores.labels:
-        answer = (answers or {}).get((lb.task_id, lb.trial))
+        answer = answers.get((lb.task_id, lb.trial))
         shown = "" if answer is None else _cell(answer, 240) or "(empty)"
         out.append(
             f"| {lb.task_id} | {lb.trial} | {lb.status} | {lb.label} | {lb.method} | "
             f"{_cell(lb.reason, 240)} | {shown} |"
         )
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -284,33 +349,13 @@ def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
 
 def print_table(scores: RunScores, console: Console) -> None:
     """The terminal summary: pass rate per group, step profile, win rate."""
-    table = Table(
-        title=f"{scores.run_id}: {scores.agent} / {scores.model} (protocol {scores.protocol})"
-    )
-    for col in ("scope", "n", "solved", "unsure", "unsolved", "pass rate [95% CI]"):
-        table.add_column(col, justify="left" if col == "scope" else "right")
-    p = scores.pass_rate
-    rows = [("all", p)] + list(p.groups.items())
-    for name, r in rows:
-        table.add_row(
-            name, str(r.n), str(r.solved), str(r.unsure), str(r.unsolved), pct(r.pass_rate)
-        )
-    if p.sample_rates:
-        table.caption = "judge samples: " + rate_text(p)
-    console.print(table)
-    for reason, episodes in p.excluded.items():
+    console.print(_pass_table(scores))
+    for reason, episodes in scores.pass_rate.excluded.items():
         console.print(f"left out of the pass rate ({reason}): {len(episodes)}")
-    profile = step_profile(scores)
-    if profile:
-        steps = Table(title="Step-level scores")
-        steps.add_column("dimension")
-        steps.add_column("mean [95% CI]", justify="right")
-        steps.add_column("n", justify="right")
-        for d, iv in profile:
-            steps.add_row(d, pct(iv), str(iv.n))
-        if scores.step_scores is not None:
-            steps.caption = f"reason scored by: {scores.step_scores.reason_similarity}"
-        console.print(steps)
+    for name, report in scores.step_protocol_reports().items():
+        steps = _steps_table(report, name)
+        if steps.row_count:
+            console.print(steps)
     if scores.reference is not None:
         w = scores.reference.win
         console.print(
@@ -325,3 +370,36 @@ def print_table(scores: RunScores, console: Console) -> None:
             f"judge {j.model}: {j.calls} calls, {j.cache_hits} cached, {j.invalid_replies} "
             f"invalid, {j.prompt_tokens + j.completion_tokens} tokens, cost {j.cost:.4f}"
         )
+
+
+def _pass_table(scores: RunScores) -> Table:
+    table = Table(
+        title=f"{scores.run_id}: {scores.agent} / {scores.model} (protocol {scores.protocol})"
+    )
+    for col in ("scope", "n", "solved", "unsure", "unsolved", "pass rate [95% CI]"):
+        table.add_column(col, justify="left" if col == "scope" else "right")
+    p = scores.pass_rate
+    rows = [("all", p)] + list(p.groups.items())
+    for name, r in rows:
+        table.add_row(
+            name, str(r.n), str(r.solved), str(r.unsure), str(r.unsolved), pct(r.pass_rate)
+        )
+    if p.sample_rates:
+        table.caption = "judge samples: " + rate_text(p)
+    return table
+
+
+def _steps_table(report: StepReport, protocol: str) -> Table:
+    """The measures of a step report that apply (none: an empty table, not printed)."""
+    title = "Step-level scores"
+    if protocol != DEFAULT_STEP_PROTOCOL:
+        title += f" (step protocol {protocol})"
+    table = Table(title=title)
+    table.add_column("dimension")
+    table.add_column("mean [95% CI]", justify="right")
+    table.add_column("n", justify="right")
+    for d, iv, _ in step_rows(report):
+        if iv.n > 0:
+            table.add_row(d, pct(iv), str(iv.n))
+    table.caption = f"reason scored by: {report.reason_similarity}"
+    return table

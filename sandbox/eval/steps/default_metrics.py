@@ -125,7 +125,7 @@ for _metric in DEFAULT_METRICS:
 register_step_protocol(
     StepProtocol(
         DEFAULT_STEP_PROTOCOL,
-        "the project's definitions (docs/evaluation.md)",
+        "the project's definitions, docs/evaluation.md",
         tuple(m.name for m in DEFAULT_METRICS),
     )
 )

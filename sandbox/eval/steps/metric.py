@@ -9,7 +9,7 @@ a benchmark's own definitions are another protocol (``--step-protocol NAME``).
 Registering is an import-time act of the module that defines the thing
 (``register_step_metric``, ``register_step_protocol``); tests register for a ``with`` block
 (``STEP_METRICS.registered(name, metric)``). May import ``agents`` (the registry) and
-``eval.steps`` modules.
+``sandbox.errors`` and ``eval.steps`` modules.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agents.registry import Registry
+from sandbox.errors import ConfigError
 from sandbox.eval.steps.episode import StepEpisode
 from sandbox.eval.steps.measure import Measure
 
@@ -49,8 +50,8 @@ Score = Callable[[StepEpisode, Any], Mapping[str, Measure]]
 """``score(episode, options) -> {measure name: Measure}`` (options: the metric's options class)."""
 
 
-class StepMetricError(ValueError):
-    """A step metric or protocol that is not what it declares (a programming error)."""
+class StepMetricError(ConfigError):
+    """A step metric that is not what it declares (a one-line error naming the metric)."""
 
 
 class NoOptions(BaseModel):

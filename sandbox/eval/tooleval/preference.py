@@ -63,6 +63,29 @@ def _answers(side: RunSide) -> dict[tuple[str, int], Trajectory]:
     return {(t.scenario_id, t.trial): t for t in side.trajectories if not t.infra_error}
 
 
+async def _round_winners(
+    judge: Judge,
+    rule: RoundRule,
+    query: str,
+    answers: dict[Winner, Any],
+    key: tuple[str, int],
+    rounds: int,
+    order: str,
+    seed: int,
+) -> list[Winner]:
+    """Who won each round of one paired episode (``JudgeError`` when the judge failed)."""
+    task_id, trial = key
+    won: list[Winner] = []
+    for r in range(rounds):
+        first = shown_first(order, seed, task_id, trial, r)
+        second: Winner = "candidate" if first == "reference" else "reference"
+        rng: random.Random = seeded_rng(seed, "choice", task_id, trial, r)
+        shown: list[Any] = [answers[first], answers[second]]
+        best = await rule(judge, query, shown, index=PREFERENCE_SEED_BASE + r, rng=rng)
+        won.append(first if best == 0 else second)
+    return won
+
+
 async def prefer_by_rounds(
     candidate: RunSide,
     reference: RunSide,
@@ -89,21 +112,14 @@ async def prefer_by_rounds(
             return PairOutcome(
                 task_id=task_id, trial=trial, winner="reference", rule="missing_candidate"
             )
-        answers = {
+        answers: dict[Winner, Any] = {
             "candidate": for_preference(converted_answer(cand[key])),
             "reference": for_preference(converted_answer(ref[key])),
         }
-        won: list[Winner] = []
         try:
-            for r in range(rounds):
-                first = shown_first(order, seed, task_id, trial, r)
-                second: Winner = "candidate" if first == "reference" else "reference"
-                rng: random.Random = seeded_rng(seed, "choice", task_id, trial, r)
-                shown: list[Any] = [answers[first], answers[second]]
-                best = await rule(
-                    judge, query[task_id], shown, index=PREFERENCE_SEED_BASE + r, rng=rng
-                )
-                won.append(first if best == 0 else second)
+            won = await _round_winners(
+                judge, rule, query[task_id], answers, key, rounds, order, seed
+            )
         except JudgeError as e:
             return PairOutcome(
                 task_id=task_id,
