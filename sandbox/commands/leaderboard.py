@@ -25,17 +25,7 @@ from sandbox.store.defaults import DEFAULT_OUT
 if TYPE_CHECKING:  # the view package loads only when the command runs (start-up)
     from sandbox.view import Leaderboard, LeaderboardRow
 
-__all__ = ["TABLE_DIMENSIONS", "leaderboard_markdown", "register"]
-
-TABLE_DIMENSIONS = (
-    "instruct",
-    "retrieve_f1",
-    "understand_kv",
-    "plan_f1",
-    "reason",
-    "review_recovery",
-)
-"""The step-level scores the terminal table shows (--md and --json have them all)."""
+__all__ = ["leaderboard_markdown", "register"]
 
 
 def register(subparsers: Any) -> None:
@@ -108,9 +98,10 @@ def _suite_title(name: str, fingerprint: str) -> str:
     return f"suite {name} ({fingerprint.removeprefix('sha256:')[:12]})"
 
 
-def _columns(rows: list[LeaderboardRow]) -> tuple[list[str], list[str], bool]:
+def _columns(rows: list[LeaderboardRow], order: list[str]) -> tuple[list[str], list[str], bool]:
+    """pass@k columns, the step dimensions of ``order`` the rows have, and win-rate columns."""
     ks = sorted({k for r in rows for k in r.pass_at_k}, key=int)
-    dims = sorted({d for r in rows for d in r.step_scores})
+    dims = [d for d in order if any(d in r.step_scores for r in rows)]
     wins = any(r.win_rate is not None or r.is_reference for r in rows)
     return ks, dims, wins
 
@@ -184,8 +175,7 @@ def _by_suite(board: Leaderboard) -> list[tuple[str, list[LeaderboardRow]]]:
 def _tables(board: Leaderboard) -> list[Table]:
     tables = []
     for title, rows in _by_suite(board):
-        ks, dims, wins = _columns(rows)
-        dims = [d for d in TABLE_DIMENSIONS if d in dims]
+        ks, dims, wins = _columns(rows, board.headline)
         table = Table(title=title)
         for i, head in enumerate(_short_headers(ks, dims, wins)):
             table.add_column(head, justify="left" if i in (1, 2) else "right", no_wrap=i != 1)
@@ -203,7 +193,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
     """One markdown table per suite."""
     out: list[str] = ["# Leaderboard", ""]
     for title, rows in _by_suite(board):
-        ks, dims, wins = _columns(rows)
+        ks, dims, wins = _columns(rows, board.dimensions)
         heads = _headers(ks, dims, wins)
         out += [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         out += ["| " + " | ".join(_cells(r, ks, dims, wins)) + " |" for r in rows]

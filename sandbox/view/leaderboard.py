@@ -13,7 +13,10 @@ against a reference run reads trajectories (ToolEval's rules look at the steps).
   run's episode of the same task and trial (tasks both selected), ToolEval's rules deciding; a
   tie counts half in ``win_rate``.
 - ``cost_usd``, ``tokens``, ``model_calls``, ``tool_calls``: means per episode (trajectory).
-- ``step_scores``: each dimension's mean, pooled over runs weighted by its episode count.
+- ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count:
+  the default step protocol's measures and those of metrics added to it (``METRIC.MEASURE``),
+  in the order the step-metric registry gives (``Leaderboard.dimensions``; ``headline``: one per
+  metric, for narrow tables).
 
 A suite is its name and content fingerprint: runs on different suites, or on different
 versions of one suite, are ranked apart and never in one ranking. Within a suite: pass rate,
@@ -32,7 +35,9 @@ from pydantic import BaseModel, Field
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import trial_rates
 from sandbox.eval.pass_rate import EpisodeLabel
-from sandbox.eval.stats import bootstrap_ci
+from sandbox.eval.stats import Interval, bootstrap_ci
+from sandbox.eval.step_report import StepReport
+from sandbox.eval.steps.dimensions import headline_dimensions, qualified, step_dimensions
 from sandbox.eval.win_rate import PairOutcome, compare_episode, episode_facts, summarise_wins
 from sandbox.store import EpisodeKey, read_trajectories
 from sandbox.view.catalog import RunRecord
@@ -78,6 +83,15 @@ class SkippedRun(BaseModel):
 class Leaderboard(BaseModel):
     reference: str | None = None
     rows: list[LeaderboardRow]
+    dimensions: list[str] = Field(
+        default_factory=list,
+        description="The step dimensions of the rows, in report order (from the step-metric "
+        "registry).",
+    )
+    headline: list[str] = Field(
+        default_factory=list,
+        description="The one dimension per step metric a narrow table shows (its headline).",
+    )
     skipped: list[SkippedRun] = Field(default_factory=list)
 
     def suites(self) -> list[tuple[str, str]]:
@@ -117,6 +131,29 @@ def _outcomes(record: RunRecord, reference: RunRecord) -> list[PairOutcome]:
     ]
 
 
+def _step_scores(group: list[RunRecord]) -> dict[str, float]:
+    """Each step dimension's mean over the runs, weighted by its episodes: the default step
+    protocol's measures and those of metrics added to it (``METRIC.MEASURE``), in report order."""
+    weighted: dict[str, list[float]] = {}
+    for r in group:
+        if r.scores is None or r.scores.step_scores is None:
+            continue
+        for dim, iv in step_intervals(r.scores.step_scores):
+            if iv.n > 0:
+                acc = weighted.setdefault(dim, [0.0, 0.0])
+                acc[0] += iv.value * iv.n
+                acc[1] += iv.n
+    return {d: weighted[d][0] / weighted[d][1] for d in step_dimensions(weighted)}
+
+
+def step_intervals(report: StepReport) -> list[tuple[str, Interval]]:
+    """A step report's intervals by dimension name (added metrics' as ``METRIC.MEASURE``)."""
+    out = list(report.intervals.items())
+    for metric, added in report.metrics.items():
+        out += [(qualified(metric, d), iv) for d, iv in added.intervals.items()]
+    return out
+
+
 def _row(group: list[RunRecord], reference: RunRecord | None) -> LeaderboardRow:
     first = group[0].entry
     labels = [lb for r in group for lb in _labels(r)]
@@ -127,15 +164,6 @@ def _row(group: list[RunRecord], reference: RunRecord | None) -> LeaderboardRow:
     per_task = Counter(lb.task_id for lb in labels)
     trajectories = sum(r.scores.usage.episodes for r in group if r.scores) or 1
     usage = [r.scores.usage for r in group if r.scores]
-    weighted: dict[str, list[float]] = {}
-    for r in group:
-        if r.scores is None or r.scores.step_scores is None:
-            continue
-        for dim, iv in r.scores.step_scores.intervals.items():
-            if iv.n > 0:
-                acc = weighted.setdefault(dim, [0.0, 0.0])
-                acc[0] += iv.value * iv.n
-                acc[1] += iv.n
     row = LeaderboardRow(
         rank=0,
         suite=first.suite,
@@ -156,7 +184,7 @@ def _row(group: list[RunRecord], reference: RunRecord | None) -> LeaderboardRow:
         model_calls=sum(u.model_calls for u in usage) / trajectories,
         tool_calls=sum(u.tool_calls for u in usage) / trajectories,
         infra_errors=sum(lb.infra_error for lb in labels),
-        step_scores={d: v / n for d, (v, n) in sorted(weighted.items())},
+        step_scores=_step_scores(group),
     )
     if reference is None or reference.entry.suite_fingerprint != first.suite_fingerprint:
         return row
@@ -213,8 +241,11 @@ def build_leaderboard(
         ranked = [row for row in rows if (row.suite, row.suite_fingerprint) == suite]
         for place, row in enumerate(ranked, 1):
             row.rank = place
+    present = {d for row in rows for d in row.step_scores}
     return Leaderboard(
         reference=str(reference.path) if reference is not None else None,
         rows=rows,
+        dimensions=step_dimensions(present),
+        headline=headline_dimensions(present),
         skipped=skipped,
     )

@@ -830,7 +830,7 @@ function renderLeaderboard(board, runs) {
   }
   for (const id of suites) {
     const rows = board.rows.filter((r) => r.suite + " " + r.suite_fingerprint === id);
-    const dims = [...new Set(rows.flatMap((r) => Object.keys(r.step_scores)))];
+    const dims = board.dimensions.filter((d) => rows.some((r) => d in r.step_scores));
     const ks = [...new Set(rows.flatMap((r) => Object.keys(r.pass_at_k)))];
     const hasWin = rows.some((r) => r.win_rate !== null || r.is_reference);
     const heads = ["#", "model", "agent", "runs", "episodes", "pass rate [95% CI]"]

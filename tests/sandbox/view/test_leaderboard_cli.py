@@ -129,3 +129,32 @@ def test_bad_input_is_a_one_line_error(
     assert len(errors) == 4
     assert "no folder" in errors[0] and "no runs under" in errors[1]
     assert "not a run folder" in errors[2] and "has no readable scores.json" in errors[3]
+
+
+def test_the_terminal_table_shows_tool_selection_from_the_step_metric_registry(
+    view_runs: ViewRuns, capsys: pytest.CaptureFixture
+) -> None:
+    """Regression: the terminal table listed ``retrieve_f1`` by hand, a name no run has since
+    it became ``selection_f1``, so tool selection never showed. Its columns now come from the
+    registry: one headline measure per step metric of the default step protocol."""
+    from sandbox.eval.steps.default_metrics import DEFAULT_METRICS
+    from sandbox.view import Catalog, build_leaderboard
+
+    board = build_leaderboard(Catalog(view_runs.root).records())
+    headline = [m.main_measure for m in DEFAULT_METRICS]
+    assert "selection_f1" in headline and "retrieve_f1" not in headline
+    assert board.headline == [d for d in headline if d in board.dimensions]
+    assert "selection_f1" in board.headline
+    assert board.dimensions[:4] == [
+        "instruct",
+        "selection_precision",
+        "selection_recall",
+        "selection_f1",
+    ]
+    assert main(["leaderboard", str(view_runs.root)]) == 0
+    table = capsys.readouterr().out
+    head = next(line for line in table.splitlines() if "pass rate" in line)
+    assert "select" in head
+    react = next(r for r in board.rows if r.agent == "react" and r.model == "reference")
+    row = next(line for line in table.splitlines() if "│ react " in line and "│ reference" in line)
+    assert f"{react.step_scores['selection_f1']:.1%}" in row
