@@ -23,6 +23,7 @@ LAZY_PACKAGES = [
     "sandbox.replay",
     "sandbox.view",
     "sandbox.probe",
+    "sandbox.eval.steps",
 ]
 
 

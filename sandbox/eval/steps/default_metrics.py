@@ -14,7 +14,8 @@ metric         measures                                               module
 Every metric but ``instruct`` reads the chosen path. The reference-based ones (``understand``,
 ``plan``, ``reason``) do not apply to a task whose reference has no steps; ``selection`` applies
 whenever the reference names APIs; ``review`` to episodes with a failed call. docs/evaluation.md
-defines each. Importing this module registers them (``sandbox.eval.steps.metric``).
+defines each. Importing this module registers them (``sandbox.eval.steps.metric``); the
+registries are re-exported from here, so reading them through it finds the built-ins.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from sandbox.eval.steps.format_score import format_alignment
 from sandbox.eval.steps.measure import Measure
 from sandbox.eval.steps.metric import (
     DEFAULT_STEP_PROTOCOL,
+    STEP_METRICS,
+    STEP_PROTOCOLS,
     NoOptions,
     StepMetric,
     StepProtocol,
@@ -36,7 +39,7 @@ from sandbox.eval.steps.reason_score import score_reasoning
 from sandbox.eval.steps.review_score import review_scores
 from sandbox.eval.steps.tool_selection import tool_selection
 
-__all__ = ["DEFAULT_METRICS"]
+__all__ = ["DEFAULT_METRICS", "STEP_METRICS", "STEP_PROTOCOLS"]
 
 
 def instruct(episode: StepEpisode, options: NoOptions) -> dict[str, Measure]:
