@@ -45,6 +45,8 @@ STEP_METRICS_GROUP = "agent_sandbox.step_metrics"
 STEP_PROTOCOLS_GROUP = "agent_sandbox.step_protocols"
 """The entry-point group in which installed packages declare step protocols."""
 DEFAULT_STEP_PROTOCOL = "default"
+NOT_APPLICABLE = Measure()
+"""What a measure a metric left out of an episode is (shared: measures are never changed)."""
 
 Score = Callable[[StepEpisode, Any], Mapping[str, Measure]]
 """``score(episode, options) -> {measure name: Measure}`` (options: the metric's options class)."""
@@ -109,13 +111,16 @@ class ScoredMetric:
         """The metric's measures of ``episode``, in declared order (a left-out one: not
         applicable); ``StepMetricError`` for a name it does not declare."""
         got = self.metric.score(episode, self.options)
-        unknown = set(got) - set(self.metric.measures)
+        declared = self.metric.measures
+        if len(got) == len(declared) and tuple(got) == declared:
+            return dict(got)
+        unknown = set(got) - set(declared)
         if unknown:
             raise StepMetricError(
                 f"step metric {self.name!r} returned undeclared measure(s) "
-                f"{', '.join(sorted(unknown))}; it declares {', '.join(self.metric.measures)}"
+                f"{', '.join(sorted(unknown))}; it declares {', '.join(declared)}"
             )
-        return {m: got[m] if m in got else Measure() for m in self.metric.measures}
+        return {m: got.get(m, NOT_APPLICABLE) for m in declared}
 
 
 @dataclass(frozen=True)
