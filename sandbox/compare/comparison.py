@@ -29,7 +29,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.errors import AgentsError
 from agents.strategies import option_owners, options_for
@@ -39,6 +39,7 @@ from sandbox.compare.stats import PairedComparison, WinCell, paired_tests, win_c
 from sandbox.errors import ConfigError
 from sandbox.eval.evaluate import effective_settings
 from sandbox.eval.judge import Judge, JudgeUsage
+from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
@@ -63,8 +64,10 @@ COMPARISON_FILE = "comparison.json"
 COMPARISON_SCHEMA = "agent-sandbox/comparison@1"
 
 
-class StrategyResult(BaseModel):
+class StrategyResult(OmitEmpty):
     """One strategy's run, summarised. Costs are totals; ``per_episode`` divides them."""
+
+    omit_when_empty = ("step_scores",)
 
     name: str = Field(
         default="",
@@ -86,13 +89,6 @@ class StrategyResult(BaseModel):
     )
     labels: list[EpisodeLabel] = Field(default_factory=list, exclude=True)
     trajectories: list[Trajectory] = Field(default_factory=list, exclude=True)
-
-    @model_serializer(mode="wrap")
-    def _omit_no_step_scores(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not self.step_scores and isinstance(data, dict):
-            data.pop("step_scores", None)
-        return data
 
     @property
     def pass_rate(self) -> float:

@@ -23,8 +23,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializerFunctionWrapHandler,
-    model_serializer,
 )
 
 from agents.trajectory import Trajectory
@@ -33,6 +31,7 @@ from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
 from sandbox.errors import RunError
 from sandbox.eval.judge import Judge, JudgeUsage
+from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.paired import paired_test
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, scoring_rule_text
 from sandbox.eval.protocol import PROTOCOLS, EvalProtocol, JudgeSettings
@@ -75,8 +74,9 @@ class InfraSummary(BaseModel):
     )
 
 
-class RunScores(BaseModel):
+class RunScores(OmitEmpty):
     model_config = ConfigDict(populate_by_name=True)
+    omit_when_empty = ("step_protocols",)
 
     schema_: str = Field(default=SCORES_SCHEMA, alias="schema")
     run_id: str
@@ -130,13 +130,6 @@ class RunScores(BaseModel):
         """Every step protocol's report, by name: ``default`` first (``step_scores``)."""
         first = {DEFAULT_STEP_PROTOCOL: self.step_scores} if self.step_scores is not None else {}
         return first | self.step_protocols
-
-    @model_serializer(mode="wrap")
-    def _omit_no_step_protocols(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not self.step_protocols and isinstance(data, dict):
-            data.pop("step_protocols", None)
-        return data
 
     judge: JudgeUsage | None = None
     labels: list[EpisodeLabel]

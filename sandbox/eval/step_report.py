@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from mock_tools.suite import Suite
+from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.stats import Interval, bootstrap_ci
 from sandbox.eval.steps.metric import ScoredMetric
 from sandbox.eval.steps.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
@@ -41,9 +42,11 @@ class MetricReport(BaseModel):
     intervals: dict[str, Interval]
 
 
-class StepReport(BaseModel):
+class StepReport(OmitEmpty):
     """One step protocol's summary (``sandbox.eval.steps.step_scores``) and an interval per
     measure; the metrics added to it under ``metrics`` (left out of the JSON when none)."""
+
+    omit_when_empty = ("metrics",)
 
     summary: dict[str, Any]
     intervals: dict[str, Interval]
@@ -53,13 +56,6 @@ class StepReport(BaseModel):
     metrics: dict[str, MetricReport] = Field(
         default_factory=dict, description="Added step metrics' scores, by metric name."
     )
-
-    @model_serializer(mode="wrap")
-    def _omit_no_metrics(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not self.metrics and isinstance(data, dict):
-            data.pop("metrics", None)
-        return data
 
 
 def _intervals(
