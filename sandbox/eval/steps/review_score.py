@@ -2,7 +2,7 @@
 
 The project's own measure, on the episode (no paper defines it in this form). T-Eval's
 ``review`` (``teval/evaluators/review_evaluator.py``: a verdict A-E on one tool response) is
-asked in probe mode (``probe.py``).
+asked in probe mode (``sandbox.probe``).
 
 A failure is any call on the chosen path whose observation has ``ok`` false, whatever its
 provenance: a recorded tool error (``hit`` with ok false), a miss, a schema rejection, or an

@@ -1,7 +1,7 @@
 """Tool selection (``selection_*``): precision and recall of the APIs an episode called.
 
 Not T-Eval's ``retrieve``, which is the choice of the *next* tool given the gold history (that
-one is asked in probe mode, ``sandbox probe``, ``probe.py``). This is the project's own
+one is asked in probe mode, ``sandbox probe``, ``sandbox.probe.scoring``). This is the project's own
 episode-level measure, against ToolBench's ``relevant APIs`` label of a query (ToolLLM, Qin et al.
 2023, §2.2: the APIs a solution needs) or, without one, the reference path's APIs.
 
