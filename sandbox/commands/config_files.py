@@ -198,8 +198,9 @@ def _flag_of(model: type[BaseModel], path: str) -> str:
 
 
 def _pair(item: str, flag: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` of a mapping's flag: the key (dashes as underscores), VALUE as JSON, else
-    the text."""
+    """``KEY=VALUE`` of a mapping's flag: the key (dashes as underscores in its last dotted
+    part, so ``answer-length.max-chars`` keeps the metric's name), VALUE as JSON, else the
+    text."""
     key, sep, text = item.partition("=")
     if not sep or not key.strip():
         raise ConfigError(f"{flag} expects KEY=VALUE, got {item!r}")
@@ -207,7 +208,8 @@ def _pair(item: str, flag: str) -> tuple[str, Any]:
         value: Any = json.loads(text)
     except ValueError:
         value = text
-    return key.strip().replace("-", "_"), value
+    head, dot, last = key.strip().rpartition(".")
+    return head + dot + last.replace("-", "_"), value
 
 
 def override_setting(pair: str, model: type[BaseModel]) -> dict[str, Any]:
