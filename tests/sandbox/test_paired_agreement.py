@@ -17,8 +17,10 @@ from sandbox.store.config import RunConfig
 
 
 def _run(tmp_path: Path, run_id: str, **config: object) -> str:
-    base = RunConfig(suite=str(suite_path(tmp_path)), out=str(tmp_path / "runs"), run_id=run_id)
-    return str(run_suite(base.model_copy(update=config), show_progress=False).path)
+    config = dict(
+        suite=str(suite_path(tmp_path)), out=str(tmp_path / "runs"), run_id=run_id, **config
+    )
+    return str(run_suite(RunConfig.model_validate(config), show_progress=False).path)
 
 
 def test_eval_and_compare_pair_the_same_episodes_of_runs_with_different_selections(
