@@ -14,6 +14,11 @@ A name may carry one option after ``@``: ``react@4`` is the ``react@n`` strategy
 options (an unknown option is an error that names the strategies that take it) and returns a
 ``ResolvedStrategy`` whose ``build()`` makes a fresh agent per episode.
 
+A strategy of the user's own code needs no registration: ``--agent my_pkg.agents:SecondChance``
+imports it, and a package that declares it in the ``agent_sandbox.strategies`` entry-point group
+makes its name usable (``--agent second-chance``); both are adapted by ``strategy_entry``, as
+``register_strategy`` would (``agents.registry``).
+
 The built-in strategies are registered at the bottom of this module; their modules import
 nothing from here.
 """
@@ -22,9 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from pydantic import ValidationError
+from typing import Any
 
 from agents.agent import Agent
 from agents.dfsdt import DFSDTAgent
@@ -32,13 +35,12 @@ from agents.errors import AgentsError
 from agents.options import AgentOptions
 from agents.react import ReActAgent
 from agents.react_at_n import ReActAtN
-from agents.registry import Registry
+from agents.registry import Registry, UnknownName, validate_options
 
 __all__ = [
     "STRATEGIES",
     "AgentOptionsError",
     "ResolvedStrategy",
-    "StrategyClass",
     "StrategyEntry",
     "UnknownAgent",
     "build_agent",
@@ -56,15 +58,6 @@ class UnknownAgent(AgentsError):
 
 class AgentOptionsError(AgentsError):
     """Options that the strategy does not take, or values its options class rejects."""
-
-
-class StrategyClass(Protocol):
-    """What ``register_strategy`` needs of a class: a name, an options class, a constructor."""
-
-    name: str
-    Options: type[AgentOptions]
-
-    def __call__(self, options: Any, /) -> Agent: ...
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,22 @@ class StrategyEntry:
         return self.name.rsplit("@", 1)[0] + f"@<{self.at_option}>"
 
 
-STRATEGIES: Registry[StrategyEntry] = Registry("agent")
+def _adapt(obj: Any, name: str | None) -> StrategyEntry:
+    """A plugin's entry: a ``StrategyEntry`` as it is, a class through ``strategy_entry`` (named
+    by its entry point, else by its own ``name``)."""
+    if isinstance(obj, StrategyEntry):
+        return obj
+    if not isinstance(obj, type):
+        raise TypeError(f"got {type(obj).__name__}, not a class")
+    return strategy_entry(obj, name=name)
+
+
+STRATEGIES: Registry[StrategyEntry] = Registry(
+    "agent",
+    group="agent_sandbox.strategies",
+    adapt=_adapt,
+    expected="a strategy class (with name, Options subclassing AgentOptions, and run)",
+)
 
 
 def strategy_entry(
@@ -146,17 +154,24 @@ class ResolvedStrategy:
 
 
 def _lookup(spec: str) -> tuple[StrategyEntry, dict[str, Any]]:
+    """The entry of ``spec`` (a name, ``name@value``, a path or a plugin) and the option its
+    ``@`` sets; ``UnknownAgent`` (a ``PluginError`` for a path or plugin that does not load)."""
     key = spec.strip().lower()
-    entry = STRATEGIES.find(key)
-    if entry is not None:
-        return entry, {}
+    if key in STRATEGIES:
+        return STRATEGIES.get(key), {}
     head, at, value = key.partition("@")
     for _, candidate in STRATEGIES.items():
         option = candidate.at_option
         if at and option is not None and candidate.name == f"{head}@{option}":
             return candidate, {option: value}
-    known = ", ".join(e.spelling for _, e in STRATEGIES.items())
-    raise UnknownAgent(f"unknown agent {spec!r}; known agents: {known}")
+    try:
+        entry = STRATEGIES.find(spec)
+    except UnknownName as e:
+        raise UnknownAgent(str(e)) from e
+    if entry is not None:
+        return entry, {}
+    known = [e.spelling for _, e in STRATEGIES.items()]
+    raise UnknownAgent(STRATEGIES.unknown(spec, known, label="known agents"))
 
 
 def option_owners(option: str) -> list[str]:
@@ -180,13 +195,10 @@ def resolve_strategy(spec: str, options: Mapping[str, Any] | None = None) -> Res
             f"it takes: {', '.join(entry.options.model_fields)}"
         )
     try:
-        validated = entry.options.model_validate({**given, **from_name})
-    except ValidationError as e:
-        details = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
-            for err in e.errors()
-        )
-        raise AgentOptionsError(f"agent {spec!r}: {details}") from e
+        validated = validate_options(f"agent {spec!r}", entry.options, {**given, **from_name})
+    except ValueError as e:
+        raise AgentOptionsError(str(e)) from e
+    assert isinstance(validated, AgentOptions)
     name = entry.name
     if entry.at_option is not None:
         name = f"{name.rsplit('@', 1)[0]}@{getattr(validated, entry.at_option)}"

@@ -15,28 +15,36 @@ structured "no recording" error):
 - ``upstream`` (``UpstreamPolicy``): forward the call to a real base URL with httpx and record the
   answer, like a cassette recorder.
 
-The names live in ``MISS_POLICIES`` (name -> builder); ``build_miss_policy(name, **settings)``
-makes one, with the settings it needs or a clear error. A new policy is a class with ``name``,
-``answer`` and ``aclose`` plus one ``register_miss_policy`` call. Imports nothing of the service
-or of HTTP routing.
+Each policy declares its options as a pydantic class (``Options``: ``nearest``'s ``threshold``,
+``simulate``'s ``simulator``, ``upstream``'s ``upstream_url`` and ``timeout``) and is built as
+``cls(options)``; its ``records`` says whether its answers are kept (in the overlay) so the next
+identical call is a hit, which is what both the server and the harness read. The names live in
+``MISS_POLICIES`` (``mock_tools.plugins.PluginRegistry``: registered names, ``package.module:Name``
+paths and the ``agent_sandbox.miss_policies`` entry points); ``build_miss_policy(name, options)``
+makes one, or a one-line error naming the known policies or the options it takes. A new policy
+is a class with ``name``, ``records``, ``Options``, ``answer`` and ``aclose`` plus one
+``register_miss_policy`` call (or nothing, from a plugin). Imports nothing of the service or of
+HTTP routing.
 """
 
 from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
 from mock_tools.errors import MockToolsError
 from mock_tools.headers import PROVENANCE_HEADER
 from mock_tools.models import Response, Source, ToolSpec
+from mock_tools.plugins import PluginRegistry, validate_options
 from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
 from mock_tools.store import RecordingStore
 
@@ -50,14 +58,22 @@ __all__ = [
     "Miss",
     "MissAnswer",
     "MissPolicy",
+    "MissPolicyKind",
+    "MissPolicyOptions",
+    "NearestOptions",
     "NearestPolicy",
+    "SimulateOptions",
     "SimulatePolicy",
     "Simulator",
     "Upstream",
     "UpstreamAnswer",
+    "UpstreamOptions",
     "UpstreamPolicy",
     "build_miss_policy",
+    "miss_policy_kind",
+    "miss_policy_options",
     "nearest_key",
+    "policy_kind",
     "register_miss_policy",
     "run_simulator",
 ]
@@ -217,11 +233,22 @@ class Upstream:
 # -- the policies ---------------------------------------------------------------------------------
 
 
+class MissPolicyOptions(BaseModel):
+    """The options of a policy that takes none; a policy's ``Options`` subclasses it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class ErrorPolicy:
     """Nothing is offered: every miss gets the structured "no recording" error."""
 
+    summary = "every miss gets the structured no-recording error"
     name = "error"
     records = False
+    Options = MissPolicyOptions
+
+    def __init__(self, options: MissPolicyOptions | None = None) -> None:
+        self.options = options or MissPolicyOptions()
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
         return None
@@ -230,14 +257,27 @@ class ErrorPolicy:
         return None
 
 
+class NearestOptions(MissPolicyOptions):
+    threshold: float = Field(
+        default=DEFAULT_NEAREST_THRESHOLD,
+        ge=0,
+        le=100,
+        description="Least similarity (0-100) of the recorded arguments to the call's "
+        "(--nearest-threshold on serve)",
+    )
+
+
 class NearestPolicy:
     """The closest recorded arguments of the same API, at or above ``threshold`` (0-100)."""
 
+    summary = "the closest recorded arguments, at or above threshold"
     name = "nearest"
     records = False
+    Options = NearestOptions
 
-    def __init__(self, threshold: float = DEFAULT_NEAREST_THRESHOLD) -> None:
-        self.threshold = threshold
+    def __init__(self, options: NearestOptions | None = None) -> None:
+        self.options = options or NearestOptions()
+        self.threshold = self.options.threshold
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
         found = nearest_key(miss.store.keys(miss.tool, miss.api), miss.key, self.threshold)
@@ -251,18 +291,38 @@ class NearestPolicy:
         return None
 
 
+class SimulateOptions(MissPolicyOptions):
+    simulator: Any = Field(
+        default=None,
+        description="The simulator (--simulator): schema-sim offline, or a model name; from "
+        "code, a ToolSimulator or a (tool, api, args) callable",
+    )
+
+
 class SimulatePolicy:
     """A simulator writes the answer; the service records it.
 
-    ``simulator`` is a ``ToolSimulator`` (``simulate(SimulationRequest)``: the documentation,
-    examples and arguments) or a plain ``(tool, api, args)`` callable, sync or async.
+    The ``simulator`` option is a ``ToolSimulator`` (``simulate(SimulationRequest)``: the
+    documentation, examples and arguments), a plain ``(tool, api, args)`` callable, sync or
+    async, or a name (``schema-sim``, or one an installed ``mock_tools.simulators`` entry point
+    resolves).
     """
 
+    summary = "a simulator writes the answer, kept in the overlay"
     name = "simulate"
     records = True
+    Options = SimulateOptions
 
-    def __init__(self, simulator: ToolSimulator | Simulator) -> None:
-        self.simulator = simulator
+    def __init__(self, options: SimulateOptions) -> None:
+        simulator = options.simulator
+        if simulator is None:
+            raise MockToolsError(
+                "--miss-policy simulate needs --simulator (schema-sim offline, or a model name)"
+            )
+        self.options = options
+        self.simulator: ToolSimulator | Simulator = (
+            named_simulator(simulator) if isinstance(simulator, str) else simulator
+        )
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
         model = getattr(self.simulator, "name", None)
@@ -288,13 +348,34 @@ class SimulatePolicy:
             await close()
 
 
+class UpstreamOptions(MissPolicyOptions):
+    upstream_url: str | None = Field(
+        default=None,
+        description="Base URL of the real API (--upstream-url); may hold {tool} and {api}",
+    )
+    timeout: float = Field(default=30.0, gt=0, description="Seconds a forwarded call may take")
+    upstream: Any = Field(
+        default=None, description="From code: an Upstream (with its own client) instead of a URL"
+    )
+
+
 class UpstreamPolicy:
     """Forward the call to a real API and record what it answered."""
 
+    summary = "the real API answers, kept in the overlay"
     name = "upstream"
     records = True
+    Options = UpstreamOptions
 
-    def __init__(self, upstream: Upstream) -> None:
+    def __init__(self, options: UpstreamOptions) -> None:
+        upstream = options.upstream
+        if upstream is None and options.upstream_url:
+            upstream = Upstream(options.upstream_url, timeout=options.timeout)
+        if not isinstance(upstream, Upstream):
+            raise MockToolsError(
+                "--miss-policy upstream needs --upstream-url (the option upstream_url)"
+            )
+        self.options = options
         self.upstream = upstream
 
     async def answer(self, miss: Miss) -> MissAnswer | None:
@@ -311,57 +392,90 @@ class UpstreamPolicy:
 
 # -- names ----------------------------------------------------------------------------------------
 
-PolicyBuilder = Callable[..., MissPolicy]
+
+@dataclass(frozen=True)
+class MissPolicyKind:
+    """A registered policy: its name, what builds it from its validated options, the options."""
+
+    name: str
+    build: Callable[[Any], MissPolicy]
+    options: type[BaseModel]
+    summary: str = ""
+    """What it does, in a line: the class's ``summary``, else its docstring's first paragraph."""
 
 
-def _error(**settings: Any) -> MissPolicy:
-    return ErrorPolicy()
+def policy_kind(
+    cls: Any, *, name: str | None = None, options: type[BaseModel] | None = None
+) -> MissPolicyKind:
+    """The registry entry of a policy class: ``name`` defaults to ``cls.name``, the options class
+    to ``cls.Options``; the class is built as ``cls(options)``."""
+    kind_name = (name or cls.name).strip().lower()
+    opts = options or getattr(cls, "Options", None)
+    if not (isinstance(opts, type) and issubclass(opts, BaseModel)):
+        raise TypeError(f"the Options of miss policy {kind_name!r} must be a pydantic model")
+    for method in ("answer", "aclose"):
+        if not callable(getattr(cls, method, None)):
+            raise TypeError(f"miss policy {kind_name!r} has no {method}()")
+    doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+    summary = getattr(cls, "summary", None) or doc
+    return MissPolicyKind(kind_name, cls, opts, summary)
 
 
-def _nearest(*, threshold: float | None = None, **settings: Any) -> MissPolicy:
-    return NearestPolicy(DEFAULT_NEAREST_THRESHOLD if threshold is None else threshold)
+def _adapt(obj: Any, name: str | None) -> MissPolicyKind:
+    if isinstance(obj, MissPolicyKind):
+        return obj
+    if not isinstance(obj, type):
+        raise TypeError(f"got {type(obj).__name__}, not a class")
+    return policy_kind(obj, name=name)
 
 
-def _simulate(
-    *, simulator: ToolSimulator | Simulator | str | None = None, **settings: Any
+MISS_POLICIES: PluginRegistry[MissPolicyKind] = PluginRegistry(
+    "miss policy",
+    group="agent_sandbox.miss_policies",
+    adapt=_adapt,
+    expected="a miss policy class (with name, records, Options, answer and aclose)",
+)
+"""Miss policy name -> ``MissPolicyKind`` (the only list of the names; plugins resolve here)."""
+
+
+def register_miss_policy(
+    cls: Any,
+    *,
+    name: str | None = None,
+    options: type[BaseModel] | None = None,
+    replace: bool = False,
+) -> MissPolicyKind:
+    """Make the policy class ``cls`` nameable (see ``policy_kind``)."""
+    kind = policy_kind(cls, name=name, options=options)
+    return MISS_POLICIES.register(kind.name, kind, replace=replace)
+
+
+def miss_policy_kind(name: str) -> MissPolicyKind:
+    """The policy ``name`` resolves to; ``MockToolsError`` naming the known ones."""
+    return MISS_POLICIES.get(name)
+
+
+def miss_policy_options(name: str, options: Mapping[str, Any] | None = None) -> BaseModel:
+    """``options`` validated by policy ``name``'s options class; ``MockToolsError`` naming the
+    options it takes."""
+    kind = miss_policy_kind(name)
+    return validate_options(f"miss policy {kind.name!r}", kind.options, options)
+
+
+def build_miss_policy(
+    name: str, options: Mapping[str, Any] | None = None, /, **values: Any
 ) -> MissPolicy:
-    if simulator is None:
-        raise MockToolsError(
-            "miss policy 'simulate' needs a simulator (e.g. --simulator schema-sim, or a model)"
-        )
-    if isinstance(simulator, str):
-        simulator = named_simulator(simulator)
-    return SimulatePolicy(simulator)
+    """The policy ``name`` built with its options (``options`` and ``values``, validated by its
+    ``Options``); ``MockToolsError`` for an unknown name, an option it does not take or a
+    missing one."""
+    kind = miss_policy_kind(name)
+    policy = kind.build(miss_policy_options(name, {**(options or {}), **values}))
+    if not isinstance(getattr(policy, "records", None), bool):
+        raise MockToolsError(f"miss policy {kind.name!r} has no records attribute (True/False)")
+    return policy
 
 
-def _upstream(
-    *, upstream: Upstream | None = None, upstream_url: str | None = None, **settings: Any
-) -> MissPolicy:
-    if upstream is None and upstream_url:
-        upstream = Upstream(upstream_url)
-    if upstream is None:
-        raise MockToolsError("miss policy 'upstream' needs upstream_url")
-    return UpstreamPolicy(upstream)
-
-
-MISS_POLICIES: dict[str, PolicyBuilder] = {}
-"""Miss policy name -> builder taking keyword settings (the only list of the names)."""
-
-
-def register_miss_policy(name: str, builder: PolicyBuilder) -> None:
-    MISS_POLICIES[name] = builder
-
-
-def build_miss_policy(name: str, **settings: Any) -> MissPolicy:
-    """The policy ``name`` with the settings it needs (``threshold``, ``simulator``,
-    ``upstream``/``upstream_url``); ``MockToolsError`` for an unknown name or a missing one."""
-    builder = MISS_POLICIES.get(name)
-    if builder is None:
-        raise MockToolsError(f"unknown miss policy {name!r}; known: {list(MISS_POLICIES)}")
-    return builder(**settings)
-
-
-register_miss_policy("error", _error)
-register_miss_policy("nearest", _nearest)
-register_miss_policy("simulate", _simulate)
-register_miss_policy("upstream", _upstream)
+register_miss_policy(ErrorPolicy)
+register_miss_policy(NearestPolicy)
+register_miss_policy(SimulatePolicy)
+register_miss_policy(UpstreamPolicy)

@@ -482,8 +482,9 @@ def create_service(
 ) -> MockToolService:
     """The service of ``suite``.
 
-    ``miss_policy`` is a policy object or a name built with ``policy_settings`` (``simulator``,
-    ``upstream`` / ``upstream_url``, ``threshold``; ``mock_tools.miss.build_miss_policy``).
+    ``miss_policy`` is a policy object or a name built with the options ``policy_settings``
+    (``simulator``, ``upstream`` / ``upstream_url``, ``threshold``...; those given as None are
+    not given; ``mock_tools.miss.build_miss_policy``).
     ``fault`` applies to every call; a task's own ``faults`` to calls that name the task;
     ``scenario_faults`` overrides both per scenario id. Responses made at run time (simulated,
     upstream) go to ``overlay`` (a path or an ``OverlayStore``), else to memory and the JSONL file
@@ -491,11 +492,8 @@ def create_service(
     """
     if "nearest_threshold" in policy_settings:  # the keyword create_app has always taken
         policy_settings["threshold"] = policy_settings.pop("nearest_threshold")
-    policy = (
-        build_miss_policy(miss_policy, **policy_settings)
-        if isinstance(miss_policy, str)
-        else miss_policy
-    )
+    given = {k: v for k, v in policy_settings.items() if v is not None}
+    policy = build_miss_policy(miss_policy, given) if isinstance(miss_policy, str) else miss_policy
     per_scenario = {t.id: t.faults for t in suite.tasks if t.faults is not None}
     per_scenario.update(scenario_faults or {})
     return MockToolService(

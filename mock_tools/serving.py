@@ -5,6 +5,11 @@ adds the flags, ``serve_options(args)`` checks them into ``ServeOptions``,
 ``build_service(options, simulator=...)`` makes the ``MockToolService`` and ``serve(service,
 options)`` runs it: uvicorn with the HTTP routes (and MCP at ``/mcp`` with ``--mcp``), or MCP
 over stdio with ``--mcp-stdio``. Bad options are a ``MockToolsError`` with a one-line message.
+
+The miss policy is any name ``MISS_POLICIES`` resolves (plugins included); its options come from
+``--miss-option KEY=VALUE`` and from the flags that spell one (``--simulator``,
+``--upstream-url``, ``--nearest-threshold``: given to the policy when it takes that option,
+``--miss-option`` winning). Whether misses go to the overlay is the built policy's ``records``.
 Imports uvicorn, FastAPI and the MCP SDK only when serving.
 """
 
@@ -12,17 +17,39 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from mock_tools.errors import MockToolsError
-from mock_tools.miss import DEFAULT_NEAREST_THRESHOLD, MISS_POLICIES, Simulator
+from mock_tools.miss import (
+    MISS_POLICIES,
+    Simulator,
+    build_miss_policy,
+    miss_policy_kind,
+    miss_policy_options,
+)
 from mock_tools.models import FAULT_KINDS, FaultConfig
 from mock_tools.overlay import OVERLAY_FILE
+from mock_tools.plugins import option_pairs
 from mock_tools.service import MockToolService, create_service
 from mock_tools.suite import load_suite
 
-__all__ = ["ServeOptions", "add_serve_arguments", "build_service", "serve", "serve_options"]
+__all__ = [
+    "SPELLED_OPTIONS",
+    "ServeOptions",
+    "add_serve_arguments",
+    "build_service",
+    "serve",
+    "serve_options",
+]
+
+SPELLED_OPTIONS = {
+    "simulator": "simulator",
+    "upstream_url": "upstream_url",
+    "nearest_threshold": "threshold",
+}
+"""Flags (their ``argparse`` dest) that spell a miss-policy option, and the option they give."""
 
 
 class ServeOptions(BaseModel):
@@ -32,15 +59,15 @@ class ServeOptions(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     miss_policy: str = "error"
-    simulator: str | None = Field(
-        default=None, description="For the simulate policy: schema-sim or a model name."
+    miss_options: dict[str, Any] = Field(
+        default_factory=dict, description="The miss policy's options (validated by its class)."
     )
-    upstream_url: str | None = None
     overlay: str | None = Field(
-        default=None, description="SQLite file keeping responses made on misses."
+        default=None,
+        description="SQLite file keeping responses made on misses (default for a policy that "
+        "records: the suite's overlay.sqlite).",
     )
     record_to: str | None = None
-    nearest_threshold: float = Field(default=DEFAULT_NEAREST_THRESHOLD, ge=0, le=100)
     fault: FaultConfig | None = None
     log_level: str = "info"
     access_log: bool = Field(default=False, description="Log every request (off: faster).")
@@ -55,10 +82,18 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
         "--miss-policy",
-        choices=list(MISS_POLICIES),
         default="error",
-        help="what a call without a recording gets (simulate: a simulator writes it; "
-        "upstream: forward it; both keep what they got in the overlay)",
+        metavar="NAME",
+        help=f"what a call without a recording gets: {', '.join(MISS_POLICIES.names())}, a "
+        "plugin's name or package.module:Class (simulate: a simulator writes it; upstream: "
+        "forward it; both keep what they got in the overlay)",
+    )
+    parser.add_argument(
+        "--miss-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the miss policy (VALUE as JSON, else text); repeatable",
     )
     parser.add_argument(
         "--simulator",
@@ -83,7 +118,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="instead of an overlay, append responses made on misses to this JSONL file",
     )
-    parser.add_argument("--nearest-threshold", type=float, default=DEFAULT_NEAREST_THRESHOLD)
+    parser.add_argument(
+        "--nearest-threshold",
+        type=float,
+        default=None,
+        help="for --miss-policy nearest: its threshold option (0-100, default 90)",
+    )
     parser.add_argument("--fault-rate", type=float, default=0.0, help="share of calls that fault")
     parser.add_argument("--fault-seed", type=int, default=0)
     parser.add_argument(
@@ -119,28 +159,25 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
             fault = FaultConfig(rate=args.fault_rate, seed=args.fault_seed, kinds=kinds)
         except ValueError as e:
             raise MockToolsError(f"invalid fault settings: {_first(e)}") from None
-    if args.miss_policy == "upstream" and not args.upstream_url:
-        raise MockToolsError("--miss-policy upstream needs --upstream-url")
-    if args.miss_policy == "simulate" and not args.simulator:
-        raise MockToolsError(
-            "--miss-policy simulate needs --simulator (schema-sim offline, or a model name)"
-        )
     if args.overlay is not None and args.record_to is not None:
         raise MockToolsError("give --overlay or --record-to, not both")
-    overlay = args.overlay
-    if overlay is None and args.record_to is None and args.miss_policy in ("simulate", "upstream"):
-        overlay = str(Path(args.suite) / OVERLAY_FILE)
+    takes = miss_policy_kind(args.miss_policy).options.model_fields
+    miss_options = {
+        option: getattr(args, dest)
+        for dest, option in SPELLED_OPTIONS.items()
+        if option in takes and getattr(args, dest, None) is not None
+    }
+    miss_options.update(option_pairs(args.miss_option, "--miss-option"))
+    miss_policy_options(args.miss_policy, miss_options)  # bad options fail before the suite loads
     try:
         return ServeOptions(
             suite=args.suite,
             host=args.host,
             port=args.port,
             miss_policy=args.miss_policy,
-            simulator=args.simulator,
-            upstream_url=args.upstream_url,
-            overlay=overlay,
+            miss_options=miss_options,
+            overlay=args.overlay,
             record_to=args.record_to,
-            nearest_threshold=args.nearest_threshold,
             fault=fault,
             log_level=args.log_level,
             access_log=args.access_log,
@@ -152,21 +189,25 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
 
 
 def build_service(options: ServeOptions, *, simulator: Simulator | None = None) -> MockToolService:
-    """The service ``serve`` runs: the suite loaded, its miss policy built (``simulator``, when
-    given, replaces the named ``options.simulator`` of the ``simulate`` policy), faults and the
-    overlay or recording file set."""
+    """The service ``serve`` runs: the suite loaded, its miss policy built with its options
+    (``simulator``, when given, is its ``simulator`` option), faults, and where answers made on
+    misses go: ``overlay``, ``record_to``, or for a policy that records, the suite's overlay."""
     suite = load_suite(options.suite)
     if not suite.apis:
         raise MockToolsError(f"{options.suite} defines no tools to serve (a task file?)")
+    given = dict(options.miss_options)
+    if simulator is not None:
+        given["simulator"] = simulator
+    policy = build_miss_policy(options.miss_policy, given)
+    overlay = options.overlay
+    if overlay is None and options.record_to is None and policy.records:
+        overlay = str(Path(options.suite) / OVERLAY_FILE)
     return create_service(
         suite,
-        miss_policy=options.miss_policy,
+        miss_policy=policy,
         fault=options.fault,
-        simulator=simulator if simulator is not None else options.simulator,
-        upstream_url=options.upstream_url,
-        overlay=options.overlay,
+        overlay=overlay,
         record_to=options.record_to,
-        nearest_threshold=options.nearest_threshold,
     )
 
 

@@ -328,6 +328,10 @@ def _flag_value(actions: Mapping[str, argparse.Action], key: str, value: Any) ->
     if action is None:
         raise ConfigError(f"unknown setting {key}; this command takes: {', '.join(actions)}")
     flag = action.option_strings[-1]
+    if isinstance(action, argparse._AppendAction):  # a KEY=VALUE flag: a mapping, or its pairs
+        if isinstance(value, dict):
+            return [f"{k}={json.dumps(v)}" for k, v in value.items()]
+        return [str(v) for v in (value if isinstance(value, list) else [value])]
     if action.nargs == 0:  # a switch
         value = parse_value(value) if isinstance(value, str) else value
         if not isinstance(value, bool):

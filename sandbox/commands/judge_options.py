@@ -48,11 +48,12 @@ class ScoringConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    protocol: Annotated[
-        str, Flag(metavar="NAME", registry="sandbox.eval.protocols:PROTOCOLS", choices=True)
-    ] = Field(
-        default=DEFAULT_PROTOCOL,
-        description="How episodes are labelled and compared (docs/evaluation.md)",
+    protocol: Annotated[str, Flag(metavar="NAME", registry="sandbox.eval.protocols:PROTOCOLS")] = (
+        Field(
+            default=DEFAULT_PROTOCOL,
+            description="How episodes are labelled and compared (docs/evaluation.md); also a "
+            "plugin's protocol or package.module:NAME",
+        )
     )
     judge: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,

@@ -11,14 +11,16 @@ Built-ins (``sandbox.eval.protocols`` registers them): ``default`` (the project'
 then rules, then a judge), ``toolbench`` (ToolEval, label for label) and
 ``toolbench-normalized`` (ToolEval's normalized preference). ``docs/evaluation.md`` tables where
 they differ. A new protocol is one module with a class like theirs and one
-``register_protocol`` call; the CLI's ``--protocol`` choices come from ``PROTOCOLS``.
+``register_protocol`` call, or nothing but an entry point (``agent_sandbox.protocols``) or its
+path (``--protocol my_pkg.protocols:Strict``); ``--protocol`` takes any name ``PROTOCOLS``
+resolves.
 May import ``agents`` (the registry) and ``eval`` modules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel, Field
 
@@ -121,7 +123,27 @@ class ProtocolBase:
         )
 
 
-PROTOCOLS: Registry[EvalProtocol] = Registry("evaluation protocol")
+_MEMBERS = ("name", "label", "prefer", "summarise", "summarise_wins")
+
+
+def _adapt(obj: Any, name: str | None) -> EvalProtocol:
+    """A plugin's protocol: an object with the protocol's members, or a class that makes one
+    with no arguments."""
+    protocol = obj() if isinstance(obj, type) else obj
+    missing = [m for m in _MEMBERS if not hasattr(protocol, m)]
+    if missing:
+        raise TypeError(f"it has no {', '.join(missing)}")
+    return cast(EvalProtocol, protocol)
+
+
+PROTOCOLS: Registry[EvalProtocol] = Registry(
+    "evaluation protocol",
+    group="agent_sandbox.protocols",
+    adapt=_adapt,
+    expected="an evaluation protocol (name, label, prefer, summarise, summarise_wins)",
+)
+"""Protocol name -> protocol: the built-ins (``sandbox.eval.protocols``), what code registered,
+plugins (the ``agent_sandbox.protocols`` entry points) and ``package.module:NAME`` paths."""
 
 
 def register_protocol(protocol: EvalProtocol, *, replace: bool = False) -> EvalProtocol:

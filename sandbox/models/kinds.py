@@ -13,11 +13,13 @@ kind                    what it builds
 ======================  =====================================================================
 
 Importing ``sandbox.models`` registers them. A new kind is a module with a builder and one
-``register_model_kind`` line here (or in the caller's own code).
+``register_model_kind`` line here (or in the caller's own code, or an entry point of the
+``agent_sandbox.model_kinds`` group: see ``sandbox.models.provider``).
 """
 
 from __future__ import annotations
 
+from agents.registry import UnknownName
 from sandbox.errors import ConfigError
 from sandbox.models.fork import build_fork
 from sandbox.models.offline import (
@@ -91,9 +93,8 @@ register_model_kind(
 
 def build_models(spec: ModelSpec, settings: ModelSettings | None = None) -> ModelProvider:
     """The provider of ``spec``'s kind (``ConfigError`` for a kind nobody registered)."""
-    kind = MODEL_KINDS.find(spec.kind)
-    if kind is None:
-        raise ConfigError(
-            f"unknown model kind {spec.kind!r}; known: {', '.join(MODEL_KINDS.names())}"
-        )
+    try:
+        kind = MODEL_KINDS.get(spec.kind)
+    except UnknownName as e:
+        raise ConfigError(str(e)) from e
     return kind.build(spec, settings or ModelSettings())

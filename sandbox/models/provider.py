@@ -3,7 +3,9 @@
 A kind turns a resolved ``ModelSpec`` (what the manifest records of a model) into a
 ``ModelProvider``, the run's source of models: one shared client for a remote endpoint, one
 seeded model per episode for the offline kinds. Adding a kind is a module with a builder and one
-``register_model_kind`` call (``sandbox.models.kinds`` registers the built-in ones).
+``register_model_kind`` call (``sandbox.models.kinds`` registers the built-in ones), or a
+``ModelKind`` an installed package declares in the ``agent_sandbox.model_kinds`` entry-point
+group, or one named by path (``kind: my_pkg.kinds:MY_KIND`` in ``models.yaml``).
 May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
 """
 
@@ -17,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from agents.model import Model
 from agents.models.retry import RetryPolicy
-from agents.registry import Registry
+from agents.registry import Registry, UnknownName
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
 from sandbox.models.prices import Price
@@ -38,8 +40,10 @@ __all__ = [
 
 
 def _known_kind(kind: str) -> str:
-    if kind not in MODEL_KINDS:
-        raise ValueError(f"unknown model kind {kind!r}; known: {', '.join(MODEL_KINDS.names())}")
+    try:
+        MODEL_KINDS.get(kind)
+    except UnknownName as e:
+        raise ValueError(str(e)) from e
     return kind
 
 
@@ -138,7 +142,20 @@ class ModelKind:
     """The rate of seeded mistakes of a reference-following kind (None: it makes none)."""
 
 
-MODEL_KINDS: Registry[ModelKind] = Registry("model kind")
+def _adapt(obj: Any, name: str | None) -> ModelKind:
+    if not isinstance(obj, ModelKind):
+        raise TypeError(f"got {type(obj).__name__}")
+    return obj
+
+
+MODEL_KINDS: Registry[ModelKind] = Registry(
+    "model kind",
+    group="agent_sandbox.model_kinds",
+    adapt=_adapt,
+    expected="a ModelKind (sandbox.models)",
+)
+"""Kind name -> ``ModelKind``: the built-ins, what code registered, plugins (the
+``agent_sandbox.model_kinds`` entry points) and ``package.module:NAME`` paths."""
 
 
 def register_model_kind(kind: ModelKind, *, replace: bool = False) -> ModelKind:

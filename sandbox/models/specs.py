@@ -27,6 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.models.retry import RetryPolicy
+from agents.registry import UnknownName, is_path
 from mock_tools.yaml_text import load_yaml
 from sandbox.errors import ConfigError
 from sandbox.models.prices import Price, lookup_price
@@ -64,6 +65,29 @@ class ModelEntry(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
     price: Price | None = Field(default=None, description="USD per 1M tokens.")
+
+
+def _alias_entry(name: str, entries: Mapping[str, ModelEntry]) -> tuple[str, ModelEntry, str]:
+    """The alias, its entry and the ``:`` argument of ``name``: an alias of ``models.yaml``, or a
+    kind usable by its own name (``direct``): registered, a plugin's, or ``package.module:NAME``
+    (a path takes no argument). ``ConfigError`` for anything else."""
+    alias, _, arg = name.partition(":")
+    if alias in entries:
+        return alias, entries[alias], arg
+    try:
+        direct = MODEL_KINDS.find(alias)
+        if direct is None and is_path(name):
+            alias, arg, direct = name, "", MODEL_KINDS.find(name)
+    except UnknownName as e:
+        raise ConfigError(str(e)) from e
+    if direct is not None and direct.direct:
+        kind = direct.name if alias in MODEL_KINDS else alias  # a plugin: the name it resolves by
+        return alias, ModelEntry(kind=kind), arg
+    known = ", ".join(sorted(entries))
+    raise ConfigError(
+        f"unknown model {alias!r}; known models: {known}; "
+        "or any OpenAI-compatible endpoint as openai:<model>@<base_url>"
+    )
 
 
 def base_url_env_var(alias: str) -> str:
@@ -141,19 +165,8 @@ def resolve_model(
             f"cannot parse model {name!r}: write openai:<model>@<base_url>, "
             "e.g. openai:Qwen/Qwen2.5-7B-Instruct@http://localhost:8000/v1"
         )
-    alias, _, arg = name.partition(":")
     entries = load_model_entries(models_file, env)
-    entry = entries.get(alias)
-    if entry is None:
-        direct = MODEL_KINDS.find(alias)
-        if direct is not None and direct.direct:
-            entry = ModelEntry(kind=direct.name)
-        else:
-            known = ", ".join(sorted(entries))
-            raise ConfigError(
-                f"unknown model {alias!r}; known models: {known}; "
-                "or any OpenAI-compatible endpoint as openai:<model>@<base_url>"
-            )
+    alias, entry, arg = _alias_entry(name, entries)
     kind = MODEL_KINDS.get(entry.kind)
     params = {**entry.params, **(options or {})}
     if kind.parse_arg is not None:

@@ -16,8 +16,12 @@ executor          what it is
 ================  ===========================================================================
 
 Both run ``sandbox.run.episode.run_episode``. A new executor is a class with
-``async run(batch, done)`` (``sandbox.run.batch``) and one ``register_executor`` call. May import
-``sandbox.store``, ``sandbox.tool_envs``, ``sandbox.run`` modules, ``agents`` and ``mock_tools``.
+``async run(batch, done)`` (``sandbox.run.batch``) and one ``register_executor`` call, or an
+``ExecutorKind`` that an installed package declares in the ``agent_sandbox.executors``
+entry-point group, or one named by path (``--executor my_pkg.executors:KIND``). An executor
+declares its options class (``ExecutorKind.options``; ``--executor-option KEY=VALUE``), and its
+builder gets them validated. May import ``sandbox.store``, ``sandbox.tool_envs``, ``sandbox.run``
+modules, ``agents`` and ``mock_tools``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field
+
 from agents.errors import AgentsError
-from agents.registry import Registry
+from agents.registry import NoOptions, Registry, validate_options
 from sandbox.errors import ConfigError
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult
 
@@ -44,6 +50,7 @@ __all__ = [
     "ExecutorKind",
     "LocalExecutor",
     "OnResult",
+    "RayOptions",
     "build_executor",
     "register_executor",
 ]
@@ -52,12 +59,26 @@ __all__ = [
 @dataclass(frozen=True)
 class ExecutorKind:
     name: str
-    build: Callable[[RunConfig], Executor]
-    """Checks what the executor needs (an extra, an address) and makes it; ``ConfigError``."""
+    build: Callable[[RunConfig, Any], Executor]
+    """``(config, options)``: checks what the executor needs (an extra, an address) and makes it
+    (``ConfigError``); ``options`` is an instance of ``options``, validated."""
     description: str = ""
+    options: type[BaseModel] = NoOptions
+    """Its options class (``--executor-option KEY=VALUE``)."""
 
 
-EXECUTORS: Registry[ExecutorKind] = Registry("executor")
+def _adapt(obj: Any, name: str | None) -> ExecutorKind:
+    if not isinstance(obj, ExecutorKind):
+        raise TypeError(f"got {type(obj).__name__}")
+    return obj
+
+
+EXECUTORS: Registry[ExecutorKind] = Registry(
+    "executor",
+    group="agent_sandbox.executors",
+    adapt=_adapt,
+    expected="an ExecutorKind (sandbox.run.executor)",
+)
 
 
 def register_executor(kind: ExecutorKind) -> ExecutorKind:
@@ -65,12 +86,15 @@ def register_executor(kind: ExecutorKind) -> ExecutorKind:
 
 
 def build_executor(config: RunConfig) -> Executor:
-    """The executor ``config.executor.name`` names; ``ConfigError`` listing the known ones."""
+    """The executor ``config.executor.name`` names, with ``config.executor.options``;
+    ``ConfigError`` listing the known executors or naming the options it takes."""
     try:
         kind = EXECUTORS.get(config.executor.name)
-    except AgentsError as e:
+        what = f"executor {kind.name!r}"
+        options = validate_options(what, kind.options, config.executor.options)
+    except (AgentsError, ValueError) as e:
         raise ConfigError(str(e)) from e
-    return kind.build(config)
+    return kind.build(config, options)
 
 
 class LocalExecutor:
@@ -108,15 +132,37 @@ class LocalExecutor:
                 self._last_report, self._tools = tools.report(), None
 
 
-def _local(config: RunConfig) -> Executor:
+class RayOptions(BaseModel):
+    """The options of the ``ray`` executor."""
+
+    model_config = NoOptions.model_config
+
+    max_restarts: int = Field(
+        default=3,
+        ge=0,
+        description="How often a lost worker is restarted (its pending episodes retried) "
+        "before its episodes move to the workers left.",
+    )
+    object_store_mb: int = Field(
+        default=200, ge=80, description="Object store of a private local Ray, in MB."
+    )
+
+
+def _local(config: RunConfig, options: NoOptions) -> Executor:
     return LocalExecutor()
 
 
-def _ray(config: RunConfig) -> Executor:
+def _ray(config: RunConfig, options: RayOptions) -> Executor:
     from sandbox.run.ray_executor import RayExecutor  # Ray only for runs that use it
 
-    return RayExecutor(config.executor.ray_address)
+    return RayExecutor(
+        config.executor.ray_address,
+        max_restarts=options.max_restarts,
+        object_store_mb=options.object_store_mb,
+    )
 
 
 register_executor(ExecutorKind("local", _local, "asyncio in this process"))
-register_executor(ExecutorKind("ray", _ray, "Ray actors on a cluster (the ray extra)"))
+register_executor(
+    ExecutorKind("ray", _ray, "Ray actors on a cluster (the ray extra)", options=RayOptions)
+)

@@ -54,9 +54,6 @@ __all__ = ["NAMESPACE", "EpisodeWorker", "RayExecutor", "WorkerSetup", "worker_n
 
 NAMESPACE = "agent-sandbox"
 """The Ray namespace of the workers, each named ``worker_name(run_id, i)``."""
-MAX_RESTARTS = 3
-"""How often a lost worker is restarted (and its pending episodes retried) before giving up."""
-LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024
 
 
 @dataclass
@@ -126,17 +123,21 @@ class EpisodeWorker:
         return os.getpid()
 
 
-_RemoteWorker: Any = ray.remote(max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS)(
-    EpisodeWorker
-)
+_RemoteWorker: Any = ray.remote(EpisodeWorker)
 
 
 class RayExecutor:
     """Episodes on Ray actors (see the module docstring)."""
 
-    def __init__(self, address: str | None) -> None:
-        """Ray is joined (or started) when the run starts, not here."""
+    def __init__(
+        self, address: str | None, *, max_restarts: int = 3, object_store_mb: int = 200
+    ) -> None:
+        """Ray is joined (or started) when the run starts, not here. A lost worker is restarted
+        ``max_restarts`` times; a private local Ray gets an object store of ``object_store_mb``
+        (the ``ray`` executor's options, ``sandbox.run.executor.RayOptions``)."""
         self.address = address
+        self.max_restarts = max_restarts
+        self.object_store_mb = object_store_mb
 
     def tools_report(self) -> dict[str, Any]:
         """The tools are opened by each worker, in its own process: the run records where."""
@@ -162,7 +163,7 @@ class RayExecutor:
                 ray.init(
                     address="local",
                     include_dashboard=False,
-                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                    object_store_memory=self.object_store_mb * 1024 * 1024,
                     log_to_driver=False,
                     configure_logging=False,
                 )
@@ -191,6 +192,8 @@ class RayExecutor:
         setup_ref = ray.put(setup)
         workers = [
             _RemoteWorker.options(
+                max_restarts=self.max_restarts,
+                max_task_retries=self.max_restarts,
                 num_cpus=1,
                 max_concurrency=per_worker,
                 name=worker_name(plan.run_id, i),

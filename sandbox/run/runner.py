@@ -55,6 +55,7 @@ from sandbox.store import (
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
+from sandbox.tool_envs.factory import select_transport
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -192,6 +193,7 @@ class _Plan:
         self.suite = _load(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         self.strategy = resolve_strategy(config)
+        select_transport(config)  # an unknown transport or bad options: before anything runs
         self.model_spec: ModelSpec = with_preset(
             resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )

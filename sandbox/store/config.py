@@ -13,9 +13,10 @@ section         holds
 ``agent``       the strategy's ``name`` and its ``options`` (validated by its options class)
 ``model``       the model's ``name``, the ``options`` of its kind, its request ``cache``
 ``budget``      the episode limits (``agents.budget.Budget``'s fields) and ``max_run_cost``
-``tools``       where tools come from (``url``, ``mcp_server``, ``replay``...) and how the
-                in-process server answers (``miss_policy``, ``simulator``, faults...)
-``executor``    where episodes run (``name``, ``ray_address``) and how many at once
+``tools``       where tools come from (``url``, ``mcp_server``, ``replay``, ``transport``...) and
+                how the in-process server answers (``miss_policy``, ``miss_options``, faults...)
+``executor``    where episodes run (``name``, its ``options``, ``ray_address``) and how many
+                at once
 ``eval``        what the scoring at the end of the run draws (``plots``)
 ``output``      where the run folder goes (``out``, ``run_id``) and what is printed (``json_line``)
 ==============  ===================================================================================
@@ -35,13 +36,21 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from typing_extensions import Self
 
 from agents.budget import Budget
 from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
-from mock_tools.miss import MISS_POLICIES
+from mock_tools.errors import MockToolsError
+from mock_tools.miss import miss_policy_kind, miss_policy_options
 from mock_tools.models import FAULT_KINDS, FaultConfig
 from sandbox.store.config_upgrade import upgrade_flat
 from sandbox.store.defaults import (
@@ -54,6 +63,7 @@ from sandbox.store.defaults import (
 from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
 
 __all__ = [
+    "RECORDED",
     "RUN_ID",
     "AgentConfig",
     "BudgetConfig",
@@ -83,6 +93,14 @@ def check_run_id(run_id: str) -> str:
 
 
 _SECTION = ConfigDict(extra="forbid", defer_build=True)
+
+RECORDED = {"recorded": True}
+"""The validation context of a config read back from a manifest: its miss policy is not looked
+up (a plugin's may not be installed where the run is read); it is when the run runs again."""
+
+
+def _checked(info: ValidationInfo) -> bool:
+    return not (isinstance(info.context, dict) and info.context.get("recorded"))
 
 
 class TaskSettings(BaseModel):
@@ -182,11 +200,17 @@ class ToolsConfig(BaseModel):
         "tools were live (a tools URL, an MCP server) replays without them.",
     )
     miss_policy: Annotated[
-        str, Flag(metavar="POLICY", registry="mock_tools.miss:MISS_POLICIES", choices=True)
+        str, Flag(metavar="POLICY", registry="mock_tools.miss:MISS_POLICIES")
     ] = Field(
         default="error",
         description="What a call without a recording gets (simulate needs a simulator, upstream "
-        "an upstream URL).",
+        "an upstream URL); also a plugin's policy or package.module:Class.",
+    )
+    miss_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="An option of the miss policy (nearest: threshold; upstream: upstream_url, "
+        "timeout; a plugin's own), VALUE as JSON, else text; the policy's options class "
+        "validates them.",
     )
     simulator: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
@@ -212,13 +236,37 @@ class ToolsConfig(BaseModel):
         description="Each episode's calls are answered by the suite's recordings scoped "
         "'<this>/<task id>' first (imported runs).",
     )
+    transport: Annotated[str | None, Flag(metavar="NAME")] = Field(
+        default=None,
+        description="The tool transport by name (in-process, http, mcp, recorded, a plugin's, "
+        "or package.module:NAME); default: the one the tools URL, the MCP server or a replay "
+        "selects, else in-process.",
+    )
+    transport_options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="An option of the tool transport (in-process and http: timeout, seconds "
+        "per call); its options class validates them.",
+    )
 
     @field_validator("miss_policy")
     @classmethod
-    def _known_policy(cls, value: str) -> str:
-        if value not in MISS_POLICIES:
-            raise ValueError(f"unknown miss policy {value!r}; known: {', '.join(MISS_POLICIES)}")
+    def _known_policy(cls, value: str, info: ValidationInfo) -> str:
+        try:
+            if _checked(info):
+                miss_policy_kind(value)
+        except MockToolsError as e:
+            raise ValueError(str(e)) from e
         return value
+
+    @model_validator(mode="after")
+    def _miss_options_fit(self, info: ValidationInfo) -> ToolsConfig:
+        """The miss policy's options class takes ``miss_options`` (``--miss-option``)."""
+        try:
+            if _checked(info):
+                miss_policy_options(self.miss_policy, self.miss_options)
+        except MockToolsError as e:
+            raise ValueError(f"{e} (--miss-option)") from e
+        return self
 
     @field_validator("mcp_server")
     @classmethod
@@ -246,9 +294,15 @@ class ExecutorConfig(BaseModel):
 
     model_config = _SECTION
 
-    name: Annotated[str, Flag(registry="sandbox.run.executor:EXECUTORS", choices=True)] = Field(
+    name: Annotated[str, Flag(metavar="NAME", registry="sandbox.run.executor:EXECUTORS")] = Field(
         default="local",
-        description="Where episodes run (docs/scaling.md).",
+        description="Where episodes run (docs/scaling.md); also a plugin's executor or "
+        "package.module:NAME.",
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="An option of the executor (ray: max_restarts, object_store_mb); its "
+        "options class validates them.",
     )
     ray_address: Annotated[str | None, Flag(metavar="ADDR")] = Field(
         default=None,

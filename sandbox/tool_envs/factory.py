@@ -15,11 +15,16 @@ transport         selected by      what it is
                                    whose tools were live; ``sandbox.tool_envs.recorded``)
 ================  ===============  ==========================================================
 
-Adding a transport is a module whose ``open`` returns a ``ToolEnvs`` and one
-``register_tool_transport`` line. The in-process transport builds the miss policy of the run's
-config, with its simulator (``--simulator``, through ``sandbox.models``) and, for policies that
-record, the overlay (``--overlay``, default ``<suite>/overlay.sqlite``). May import
-``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs`` modules, ``agents`` and
+``--transport NAME`` names one outright: a registered name, a plugin's (the
+``agent_sandbox.tool_transports`` entry-point group) or ``package.module:NAME`` (a
+``ToolTransport``). A transport declares its options class (``options``, validated from
+``--transport-option KEY=VALUE``; ``in-process`` and ``http`` take ``timeout``), and ``open`` gets
+them validated. Adding a transport is a module whose ``open`` returns a ``ToolEnvs`` and one
+``register_tool_transport`` line (or an entry point). The in-process transport builds the miss
+policy of the run's config with its options, its simulator (``--simulator``, through
+``sandbox.models``) when the policy takes one and, for policies that record
+(``MissPolicy.records``), the overlay (``--overlay``, default ``<suite>/overlay.sqlite``). May
+import ``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs`` modules, ``agents`` and
 ``mock_tools`` only.
 """
 
@@ -33,9 +38,10 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import httpx
+from pydantic import BaseModel, Field
 
 from agents.presets import preset_values
-from agents.registry import Registry
+from agents.registry import NoOptions, Registry, UnknownName, validate_options
 from agents.toolenv import ToolEnv
 from mock_tools import (
     MockToolsError,
@@ -46,6 +52,7 @@ from mock_tools import (
     http_app,
     in_process_client,
 )
+from mock_tools.miss import miss_policy_kind
 from mock_tools.overlay import OVERLAY_FILE
 from mock_tools.service import create_service
 from sandbox.errors import ConfigError
@@ -61,9 +68,11 @@ __all__ = [
     "EpisodeToolEnv",
     "HttpToolEnvs",
     "ToolEnvs",
+    "ClientOptions",
     "ToolTransport",
     "open_tool_envs",
     "register_tool_transport",
+    "select_transport",
 ]
 
 log = logging.getLogger(__name__)
@@ -96,8 +105,9 @@ class ToolEnvs(Protocol):
         ...
 
 
-Opener = Callable[[RunConfig, Suite, Mapping[str, str]], ToolEnvs]
-"""Opens a transport's tools for a run: its config, its suite, the environment (API keys)."""
+Opener = Callable[[RunConfig, Suite, Mapping[str, str], Any], ToolEnvs]
+"""Opens a transport's tools for a run: its config, its suite, the environment (API keys) and
+the transport's validated options (an instance of its ``options`` class)."""
 
 
 @dataclass(frozen=True)
@@ -107,13 +117,58 @@ class ToolTransport:
     selected_by: str | None = None
     """The field of ``RunConfig.tools`` that selects this transport when set; None: the
     default."""
+    options: type[BaseModel] = NoOptions
+    """Its options class (``--transport-option KEY=VALUE``)."""
 
 
-TOOL_TRANSPORTS: Registry[ToolTransport] = Registry("tool transport")
+class ClientOptions(BaseModel):
+    """The options of the transports that talk HTTP to a mock tool server."""
+
+    model_config = NoOptions.model_config
+
+    timeout: float = Field(default=60.0, gt=0, description="Seconds a tool call may take.")
+
+
+def _adapt(obj: Any, name: str | None) -> ToolTransport:
+    if not isinstance(obj, ToolTransport):
+        raise TypeError(f"got {type(obj).__name__}")
+    return obj
+
+
+TOOL_TRANSPORTS: Registry[ToolTransport] = Registry(
+    "tool transport",
+    group="agent_sandbox.tool_transports",
+    adapt=_adapt,
+    expected="a ToolTransport (sandbox.tool_envs)",
+)
 
 
 def register_tool_transport(transport: ToolTransport) -> ToolTransport:
     return TOOL_TRANSPORTS.register(transport.name, transport)
+
+
+def select_transport(config: RunConfig) -> tuple[ToolTransport, BaseModel]:
+    """The transport of ``config`` (``transport``, else the first whose field is set, else the
+    default) and its validated options; ``ConfigError`` for an unknown name or bad options."""
+    try:
+        tools = config.tools
+        transport = TOOL_TRANSPORTS.get(tools.transport) if tools.transport else _selected(config)
+        what = f"tool transport {transport.name!r}"
+        options = validate_options(what, transport.options, tools.transport_options)
+    except (UnknownName, ValueError) as e:
+        raise ConfigError(f"{e} (--transport, --transport-option)") from e
+    return transport, options
+
+
+def _selected(config: RunConfig) -> ToolTransport:
+    default: ToolTransport | None = None
+    for _, transport in TOOL_TRANSPORTS.items():
+        if transport.selected_by is None:
+            default = default or transport
+        elif getattr(config.tools, transport.selected_by, None):
+            return transport
+    assert default is not None, "no default tool transport registered"
+    return default
 
 
 def open_tool_envs(
@@ -121,14 +176,8 @@ def open_tool_envs(
 ) -> ToolEnvs:
     """The tools of a run with ``config`` on ``suite`` (use as ``async with``); ``env`` gives
     the API keys of models the tools need (a simulator)."""
-    default: ToolTransport | None = None
-    for _, transport in TOOL_TRANSPORTS.items():
-        if transport.selected_by is None:
-            default = default or transport
-        elif getattr(config.tools, transport.selected_by, None):
-            return transport.open(config, suite, env or {})
-    assert default is not None, "no default tool transport registered"
-    return default.open(config, suite, env or {})
+    transport, options = select_transport(config)
+    return transport.open(config, suite, env or {}, options)
 
 
 class HttpToolEnvs:
@@ -225,13 +274,12 @@ class HttpToolEnvs:
             )
 
 
-def _in_process(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
+def _in_process(
+    config: RunConfig, suite: Suite, env: Mapping[str, str], options: ClientOptions
+) -> HttpToolEnvs:
     tools = config.tools
-    simulator = build_simulator(tools.simulator, env=env) if tools.simulator else None
     try:
-        policy = build_miss_policy(
-            tools.miss_policy, simulator=simulator, upstream_url=tools.upstream_url
-        )
+        policy = build_miss_policy(tools.miss_policy, _miss_options(config, env))
         overlay = None
         if policy.records or tools.overlay:
             overlay = tools.overlay or _default_overlay(config, suite)
@@ -239,22 +287,38 @@ def _in_process(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> Http
     except MockToolsError as e:
         raise ConfigError(f"cannot build the mock tool server: {e}") from e
     app = http_app(service)
-    client = in_process_client(app, timeout=60.0)
+    client = in_process_client(app, timeout=options.timeout)
     return HttpToolEnvs(client, config, suite, remote=None, service=service)
+
+
+def _miss_options(config: RunConfig, env: Mapping[str, str]) -> dict[str, Any]:
+    """The miss policy's options: the simulator (built through ``sandbox.models``) and the
+    upstream URL when the policy takes those options, then ``tools.miss_options``."""
+    tools = config.tools
+    takes = miss_policy_kind(tools.miss_policy).options.model_fields
+    options: dict[str, Any] = {}
+    if tools.simulator and "simulator" in takes:
+        options["simulator"] = build_simulator(tools.simulator, env=env)
+    if tools.upstream_url and "upstream_url" in takes:
+        options["upstream_url"] = tools.upstream_url
+    return {**options, **tools.miss_options}
 
 
 def _default_overlay(config: RunConfig, suite: Suite) -> Path:
     return Path(suite.path or config.suite) / OVERLAY_FILE
 
 
-def _remote(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> HttpToolEnvs:
-    assert config.tools.url is not None
+def _remote(
+    config: RunConfig, suite: Suite, env: Mapping[str, str], options: ClientOptions
+) -> HttpToolEnvs:
+    if not config.tools.url:
+        raise ConfigError("the http tool transport needs --tools-url (a running sandbox serve)")
     url = config.tools.url.rstrip("/")
-    client = httpx.AsyncClient(base_url=url, timeout=60.0)
+    client = httpx.AsyncClient(base_url=url, timeout=options.timeout)
     return HttpToolEnvs(client, config, suite, remote=url)
 
 
-register_tool_transport(ToolTransport("in-process", _in_process))
-register_tool_transport(ToolTransport("http", _remote, selected_by="url"))
+register_tool_transport(ToolTransport("in-process", _in_process, options=ClientOptions))
+register_tool_transport(ToolTransport("http", _remote, selected_by="url", options=ClientOptions))
 register_tool_transport(ToolTransport("mcp", open_mcp, selected_by="mcp_server"))
 register_tool_transport(ToolTransport("recorded", open_recorded, selected_by="replay"))

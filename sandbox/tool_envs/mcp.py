@@ -219,6 +219,9 @@ class McpToolEnvs:
         return McpEpisodeEnv(env)
 
 
-def open_mcp(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> McpToolEnvs:
-    """The ``mcp`` transport's opener (``env`` is unused: the server has its own)."""
+def open_mcp(
+    config: RunConfig, suite: Suite, env: Mapping[str, str], options: object = None
+) -> McpToolEnvs:
+    """The ``mcp`` transport's opener (``env`` is unused: the server has its own; it takes no
+    options)."""
     return McpToolEnvs(config, suite)

@@ -93,8 +93,10 @@ class RecordedToolEnvs:
         return {"transport": "recorded", "run": self.run}
 
 
-def open_recorded(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> RecordedToolEnvs:
-    """The ``recorded`` transport's opener (``RunConfig.tools.replay``)."""
+def open_recorded(
+    config: RunConfig, suite: Suite, env: Mapping[str, str], options: object = None
+) -> RecordedToolEnvs:
+    """The ``recorded`` transport's opener (``RunConfig.tools.replay``; it takes no options)."""
     assert config.tools.replay is not None
     try:
         store = RunStore.open(config.tools.replay)

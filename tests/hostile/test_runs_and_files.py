@@ -120,7 +120,7 @@ def test_07_a_run_that_fails_before_its_first_episode_leaves_no_folder(tmp_path,
     out = tmp_path / "runs"
     argv = [*RUN, "--model", "reference", "--out", str(out), "--miss-policy", "simulate"]
     assert main(argv) == 2  # simulate without --simulator
-    assert "needs a simulator" in capsys.readouterr().err
+    assert "needs --simulator" in capsys.readouterr().err
     assert not out.exists() or list(out.iterdir()) == []
 
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from harness_suite import comparable_scores, suite_path
 
 from agents.trajectory import Trajectory
@@ -49,7 +48,7 @@ def test_a_registered_executor_runs_the_run_and_order_does_not_matter(tmp_path: 
         trials=2,
         out=str(tmp_path / "runs"),
     )
-    with EXECUTORS.registered("backwards", ExecutorKind("backwards", lambda c: backwards)):
+    with EXECUTORS.registered("backwards", ExecutorKind("backwards", lambda c, o: backwards)):
         other = run_suite(config.with_values({"executor.name": "backwards"}), show_progress=False)
     local = run_suite(config, show_progress=False)
     order = [(t.id, k) for k in range(2) for t in load_suite(config.suite).tasks]
@@ -60,9 +59,9 @@ def test_a_registered_executor_runs_the_run_and_order_does_not_matter(tmp_path: 
 
 
 def test_unknown_executor_is_a_one_line_error(tmp_path: Path, capsys) -> None:
-    with pytest.raises(SystemExit) as exit:
-        main(["run", "--executor", "nope", "--out", str(tmp_path / "runs")])
-    assert exit.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert main(["run", "--executor", "nope", "--out", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown executor 'nope'; known: local, ray" in err
     code = main(["run", "--ray-address", "1.2.3.4:6379", "--out", str(tmp_path / "runs")])
     assert code == 2 and "needs --executor ray" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
