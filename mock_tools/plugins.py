@@ -11,7 +11,7 @@ The miss policies (``mock_tools.miss.MISS_POLICIES``) resolve a name as
 
 A deliberate twin of ``agents.registry.Registry`` (same resolution, same messages): the two
 libraries import nothing of each other, and a loader this small is cheaper to keep twice than a
-third package both would import. ``tests/mock_tools/test_plugins.py`` runs the same cases on
+third package both would import. ``tests/test_plugin_registries.py`` runs the same cases on
 both. ``validate_options`` validates a component's options with its pydantic options class;
 ``option_pairs`` reads them from ``KEY=VALUE`` flags.
 Imports nothing of the project but ``mock_tools.errors``.

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from agents.trajectory import Status, Trajectory
 from sandbox.errors import RunError
-from sandbox.store.config import check_run_id
+from sandbox.store.config import RECORDED, check_run_id
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
@@ -91,7 +91,8 @@ class RunStore:
         if not file.is_file():
             raise RunError(f"{path} is not a run folder (no {MANIFEST})")
         try:
-            manifest = Manifest.model_validate_json(file.read_text(encoding="utf-8"))
+            text = file.read_text(encoding="utf-8")
+            manifest = Manifest.model_validate_json(text, context=RECORDED)
         except (OSError, ValidationError, ValueError) as e:
             raise RunError(f"{file}: cannot read the manifest: {e}") from e
         return cls(path, manifest)

@@ -31,6 +31,7 @@ from sandbox.eval.evaluate import RunScores
 from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
 from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, EpisodeKey, Manifest, RunStore
+from sandbox.store.config import RECORDED
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
 
@@ -139,7 +140,7 @@ def _replay_of(manifest: Manifest) -> str | None:
 def read_record(path: Path, key: str) -> RunRecord:
     """Read one run folder; problems become the entry's ``error``, never an exception."""
     try:
-        manifest = Manifest.model_validate_json((path / MANIFEST).read_bytes())
+        manifest = Manifest.model_validate_json((path / MANIFEST).read_bytes(), context=RECORDED)
     except (OSError, ValidationError, ValueError) as e:
         entry = RunEntry(key=key, run_id=path.name, status="unreadable", error=_short(e))
         return RunRecord(path, entry, None)
