@@ -9,6 +9,7 @@
     noisy-reference[:RATE]             offline, seeded mistakes at RATE
     replay:<run folder>                offline, replays the assistant turns of a recorded run
     fork                               a kind named directly (its options say what to fork)
+    my-kind, my_pkg.kinds:MY_KIND      a plugin's direct kind, by entry point or path
 
 An alias names a ``kind`` (``sandbox.models.provider.MODEL_KINDS``); the kind builds the models.
 This module and the CLI are the only places that read environment variables; everything below
