@@ -106,10 +106,6 @@ class ToolCatalog:
             out.setdefault(category, []).append(spec)
         return out
 
-    @property
-    def api_count(self) -> int:
-        return sum(len(a) for a in self.apis.values())
-
 
 def task_group(stem: str) -> str:
     """``G1_instruction`` -> ``G1``; a name without a G-number is its own group."""

@@ -47,12 +47,9 @@ def lookup_price(model: str, base_url: str | None) -> tuple[Price | None, str]:
     """The price of a hosted model from ``genai-prices``, and a note of where it came from."""
     if is_local_endpoint(base_url):
         return None, "local endpoint: cost 0 unless priced in models.yaml"
-    try:
-        # Imported here: the price table costs start-up time that offline runs never need.
-        from genai_prices import Usage, calc_price
-        from genai_prices import __version__ as version
-    except ImportError:  # pragma: no cover - a core dependency
-        return None, "no price: genai-prices is not installed"
+    # Imported here: the price table costs start-up time that offline runs never need.
+    from genai_prices import Usage, calc_price
+    from genai_prices import __version__ as version
 
     def per_million(**tokens: int) -> float:
         return float(calc_price(Usage(**tokens), model, provider_api_url=base_url).total_price)

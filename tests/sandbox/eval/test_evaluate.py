@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,30 +8,10 @@ from outcome_builders import add_call, make_run, make_suite, traj
 from tooleval_judge_server import ToolEvalJudgeServer
 
 from agents.trajectory import Status
-from sandbox.commands import eval as eval_command
-from sandbox.errors import RunError, SandboxError
+from sandbox.cli import main
+from sandbox.errors import RunError
 from sandbox.eval.evaluate import evaluate_run
 from sandbox.eval.report import SCORES_FILE, write_report
-
-
-def main(argv: list[str]) -> int:
-    """``sandbox eval`` as the CLI runs it: ``sandbox.cli.main`` once every subcommand module
-    exists, until then the same parse-and-map-errors on the eval subcommand alone."""
-    try:
-        from sandbox.cli import build_parser
-        from sandbox.cli import main as cli_main
-
-        build_parser()
-    except ImportError:
-        parser = argparse.ArgumentParser(prog="sandbox")
-        eval_command.register(parser.add_subparsers(dest="command", required=True))
-        args = parser.parse_args(argv)
-        try:
-            return int(args.handler(args) or 0)
-        except SandboxError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return e.exit_code
-    return cli_main(argv)
 
 
 @pytest.fixture
