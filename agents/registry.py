@@ -43,6 +43,7 @@ __all__ = [
     "Registry",
     "UnknownName",
     "import_path",
+    "instances_of",
     "is_path",
     "validate_options",
     "validation_text",
@@ -93,6 +94,17 @@ def import_path(path: str) -> Any:
 Adapt = Callable[[Any, "str | None"], T]
 """Turns a loaded object into an entry: ``(object, entry-point name or None for a path)``; raises
 ``TypeError``/``ValueError``/``AttributeError`` saying what is wrong with it."""
+
+
+def instances_of(cls: type[T]) -> Adapt[T]:
+    """The ``adapt`` of a registry whose entries are ``cls`` objects: a plugin must be one."""
+
+    def adapt(obj: Any, name: str | None) -> T:
+        if not isinstance(obj, cls):
+            raise TypeError(f"got {type(obj).__name__}")
+        return obj
+
+    return adapt
 
 
 class Registry(Generic[T]):

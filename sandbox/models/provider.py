@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from agents.model import Model
 from agents.models.retry import RetryPolicy
-from agents.registry import Registry, UnknownName
+from agents.registry import Registry, UnknownName, instances_of
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
 from sandbox.models.prices import Price
@@ -142,16 +142,10 @@ class ModelKind:
     """The rate of seeded mistakes of a reference-following kind (None: it makes none)."""
 
 
-def _adapt(obj: Any, name: str | None) -> ModelKind:
-    if not isinstance(obj, ModelKind):
-        raise TypeError(f"got {type(obj).__name__}")
-    return obj
-
-
 MODEL_KINDS: Registry[ModelKind] = Registry(
     "model kind",
     group="agent_sandbox.model_kinds",
-    adapt=_adapt,
+    adapt=instances_of(ModelKind),
     expected="a ModelKind (sandbox.models)",
 )
 """Kind name -> ``ModelKind``: the built-ins, what code registered, plugins (the

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from agents.errors import AgentsError
-from agents.registry import NoOptions, Registry, validate_options
+from agents.registry import NoOptions, Registry, instances_of, validate_options
 from sandbox.errors import ConfigError
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult
 
@@ -67,16 +67,10 @@ class ExecutorKind:
     """Its options class (``--executor-option KEY=VALUE``)."""
 
 
-def _adapt(obj: Any, name: str | None) -> ExecutorKind:
-    if not isinstance(obj, ExecutorKind):
-        raise TypeError(f"got {type(obj).__name__}")
-    return obj
-
-
 EXECUTORS: Registry[ExecutorKind] = Registry(
     "executor",
     group="agent_sandbox.executors",
-    adapt=_adapt,
+    adapt=instances_of(ExecutorKind),
     expected="an ExecutorKind (sandbox.run.executor)",
 )
 

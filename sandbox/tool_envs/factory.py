@@ -41,7 +41,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agents.presets import preset_values
-from agents.registry import NoOptions, Registry, UnknownName, validate_options
+from agents.registry import NoOptions, Registry, UnknownName, instances_of, validate_options
 from agents.toolenv import ToolEnv
 from mock_tools import (
     MockToolsError,
@@ -129,16 +129,10 @@ class ClientOptions(BaseModel):
     timeout: float = Field(default=60.0, gt=0, description="Seconds a tool call may take.")
 
 
-def _adapt(obj: Any, name: str | None) -> ToolTransport:
-    if not isinstance(obj, ToolTransport):
-        raise TypeError(f"got {type(obj).__name__}")
-    return obj
-
-
 TOOL_TRANSPORTS: Registry[ToolTransport] = Registry(
     "tool transport",
     group="agent_sandbox.tool_transports",
-    adapt=_adapt,
+    adapt=instances_of(ToolTransport),
     expected="a ToolTransport (sandbox.tool_envs)",
 )
 

@@ -14,18 +14,10 @@ from typing import Any
 
 import pytest
 
-from mock_tools import PROVENANCE_HEADER, MockToolsError, Response, in_process_client
+from mock_tools import PROVENANCE_HEADER, MockToolsError, in_process_client
 from mock_tools.__main__ import main as mock_tools_main
 from mock_tools.http_app import http_app
-from mock_tools.miss import (
-    MISS_POLICIES,
-    Miss,
-    MissAnswer,
-    MissPolicyOptions,
-    NearestPolicy,
-    build_miss_policy,
-    policy_kind,
-)
+from mock_tools.miss import MISS_POLICIES, NearestPolicy, build_miss_policy, policy_kind
 from mock_tools.overlay import OVERLAY_FILE
 from mock_tools.serving import add_serve_arguments, build_service, serve_options
 
@@ -36,21 +28,11 @@ def _serve_args(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-class Keeper:
-    """A policy of the test's own: answers every miss, and asks for its answers to be kept."""
+class Keeper(NearestPolicy):
+    """A policy of the test's own, which asks for its answers to be kept."""
 
     name = "keeper"
     records = True
-    Options = MissPolicyOptions
-
-    def __init__(self, options: MissPolicyOptions) -> None:
-        self.options = options
-
-    async def answer(self, miss: Miss) -> MissAnswer | None:
-        return MissAnswer(Response(body="kept"), "keeper", record_as="simulated")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def test_the_threshold_is_nearest_s_option() -> None:

@@ -16,15 +16,8 @@ from typing import Any
 
 import pytest
 
-from mock_tools import Response, Suite, load_suite
-from mock_tools.miss import (
-    MISS_POLICIES,
-    Miss,
-    MissAnswer,
-    MissPolicyOptions,
-    NearestPolicy,
-    policy_kind,
-)
+from mock_tools import Suite, load_suite
+from mock_tools.miss import MISS_POLICIES, NearestPolicy, policy_kind
 from sandbox.cli import main
 from sandbox.models import ModelKind
 from sandbox.models.offline import build_reference
@@ -52,21 +45,11 @@ SPY = ToolTransport("spy", _in_process, options=ClientOptions)
 """A transport of "the user's own module" (``--transport test_plugin_options:SPY``)."""
 
 
-class Keep:
+class Keep(NearestPolicy):
     """A policy that records, whatever it is called: the run gets an overlay for it."""
 
     name = "keep-all"
     records = True
-    Options = MissPolicyOptions
-
-    def __init__(self, options: MissPolicyOptions) -> None:
-        self.options = options
-
-    async def answer(self, miss: Miss) -> MissAnswer | None:
-        return MissAnswer(Response(body="kept"), "keep", record_as="simulated")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def _run(tmp_path: Path, *flags: str) -> list[str]:
