@@ -119,14 +119,14 @@ def test_first_hit_answers_with_the_constant_body_of_every_miss(local_run: Path)
     for traj in trajectories:
         assert traj.agent.name == "first-hit" and traj.status.value == "answered"
         calls = [c for n in traj.nodes for c in n.calls]
+        assert traj.end_reason == "answered"
         if not calls:  # the unsolvable task's reference answers without a call
-            assert traj.end_reason == "answered"
             continue
         observation = calls[0].observation
         assert observation is not None and observation.provenance == "constant"
         assert json.loads(observation.content)["response"] == {"ok": 1}
-        assert traj.final_answer == observation.content and traj.end_reason == "first_hit"
-        assert len(calls) == 1  # the episode ended on its first successful call
+        assert traj.final_answer == observation.content
+        assert len(traj.nodes) == 1  # the episode ended on its first successful call
         hits += 1
     assert hits == 3
     config = json.loads((local_run / "manifest.json").read_text())["config"]
