@@ -111,9 +111,9 @@ class Registry(Generic[T]):
     """Entries by case-insensitive name, in registration order, and plugins (see the module).
 
     ``kind`` names the concept in messages (``"agent"``); ``group`` is the entry-point group of
-    its plugins (None: registered names only); ``adapt`` makes an entry of a loaded object
-    (default: the object as it is); ``expected`` says in a ``PluginError`` what a plugin must
-    be."""
+    its plugins (None: registered names only, no paths either); ``adapt`` makes an entry of a
+    loaded object (default: the object as it is); ``expected`` says in a ``PluginError`` what a
+    plugin must be."""
 
     def __init__(
         self,
@@ -157,14 +157,14 @@ class Registry(Generic[T]):
         """The entry ``name`` resolves to (registered, path or plugin), or None;
         ``PluginError`` for a path or plugin that does not load."""
         entry = self._entries.get(name.strip().lower())
-        if entry is not None:
+        if entry is not None or self.group is None:
             return entry
         key = name.strip() if is_path(name) else name.strip().lower()
         if key in self._loaded:
             return self._loaded[key]
         if is_path(key):
             loaded = self._load(key, lambda: import_path(key), None, "cannot import")
-        elif self.group is not None and key:
+        elif key:
             point = self._entry_point(key)
             if point is None:
                 return None

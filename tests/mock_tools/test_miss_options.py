@@ -97,6 +97,18 @@ def test_the_overlay_follows_the_policy_s_records_not_its_name(suite_dir: Path) 
     assert plain.overlay is None
 
 
+class Forgetful(NearestPolicy):
+    """Does not say whether its answers are kept: an error, not a guess."""
+
+    name = "forgetful"
+    records = None
+
+
+def test_a_policy_must_say_whether_it_records() -> None:
+    with pytest.raises(MockToolsError, match="miss policy 'forgetful' has no records attribute"):
+        build_miss_policy(f"{__name__}:Forgetful")
+
+
 def test_a_policy_of_the_user_s_module_serves_by_its_path(suite_dir: Path) -> None:
     path = f"{__name__}:Keeper"
     service = build_service(serve_options(_serve_args(str(suite_dir), "--miss-policy", path)))
