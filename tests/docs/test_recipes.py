@@ -161,7 +161,7 @@ def test_the_recipes_run_by_their_entry_point_names(site: Path, suite: Path) -> 
         *("--miss-policy", "echo", "--miss-option", "tag=recipe", "--executor", "serial"),
     )
     manifest = RunStore.open(path).manifest
-    assert manifest.model["kind"] == "parrot" and manifest.config.executor == "serial"
+    assert manifest.model["kind"] == "parrot" and manifest.config.executor.name == "serial"
     trajectories = read_trajectories(path)
     assert len(trajectories) == 4
     for traj in trajectories:

@@ -129,8 +129,8 @@ def test_first_hit_answers_with_the_constant_body_of_every_miss(local_run: Path)
         assert len(traj.nodes) == 1  # the episode ended on its first successful call
         hits += 1
     assert hits == 3
-    config = json.loads((local_run / "manifest.json").read_text())["config"]
-    assert config["miss_policy"] == "constant" and config["miss_options"] == {"body": {"ok": 1}}
+    tools = json.loads((local_run / "manifest.json").read_text())["config"]["tools"]
+    assert tools["miss_policy"] == "constant" and tools["miss_options"] == {"body": {"ok": 1}}
 
 
 def test_strict_counts_the_unsure_episode_zero(site: Path, local_run: Path) -> None:

@@ -138,3 +138,18 @@ def test_the_run_s_overlay_follows_the_policy_s_records(tmp_path: Path) -> None:
     assert manifest.config.tools.miss_policy == "keep-all"
     assert manifest.tools["miss_policy"] == "keep-all"
     assert manifest.tools["overlay"]["path"] == str(overlay)
+
+
+def test_serve_takes_miss_options_from_a_config_file(tmp_path: Path) -> None:
+    import argparse
+
+    from sandbox.commands import serve
+
+    parser = argparse.ArgumentParser()
+    serve.register(parser.add_subparsers())
+    file = tmp_path / "serve.yaml"
+    file.write_text("miss_policy: nearest\nmiss_option: {threshold: 55}\n", encoding="utf-8")
+    argv = ["serve", str(MINI), "--config", str(file)]
+    assert serve.options_from_args(parser.parse_args(argv)).miss_options == {"threshold": 55}
+    argv += ["-C", "miss_option=threshold=60"]
+    assert serve.options_from_args(parser.parse_args(argv)).miss_options == {"threshold": 60}

@@ -228,13 +228,14 @@ def test_serve_takes_its_flags_by_name_from_a_file(
     )
     argv = ["serve", str(MINI), "--config", file, "--port", "9200", "-C", "nearest_threshold=80"]
     options = serve.options_from_args(parser.parse_args(argv))
-    assert (options.port, options.miss_policy, options.nearest_threshold) == (9200, "nearest", 80)
+    assert (options.port, options.miss_policy) == (9200, "nearest")
+    assert options.miss_options == {"threshold": 80}  # --nearest-threshold spells the option
     assert options.access_log is True and options.host == "127.0.0.1"  # the rest: defaults
     bad = _write(tmp_path / "bad.yaml", {"prot": 9000})
     assert main(["serve", str(MINI), "--config", bad]) == 2
     assert "unknown setting prot; this command takes: host, port" in capsys.readouterr().err
     assert main(["serve", str(MINI), "-C", "miss_policy=sometimes"]) == 2
-    assert "'sometimes' is not one of error, nearest" in capsys.readouterr().err
+    assert "unknown miss policy 'sometimes'; known: error, nearest" in capsys.readouterr().err
     assert main(["serve", str(MINI), "-C", "access_log=perhaps"]) == 2
     assert "access_log (--access-log) is true or false" in capsys.readouterr().err
 
