@@ -2,9 +2,9 @@
 
 What it protects: every recipe's code block is a complete module that type-checks with the
 project's mypy settings as it is written; together with the entry-point lines of the recipes'
-``toml`` blocks (written as an installed package's ``entry_points.txt``, on ``PYTHONPATH``) the
-strategy, the model kind, the miss policy and its option, the tool transport and its option, the
-executor and the evaluation protocol work through the ``sandbox`` command line, by their
+``toml`` blocks (written as an installed package's ``entry_points.txt``, on ``PYTHONPATH``)
+the strategy, the model kind, the miss policy and its option, the tool transport and its
+option, the executor, the evaluation protocol and the step metric work through the ``sandbox`` command line, by their
 entry-point names and by ``package.module:NAME`` paths, with no project file changed.
 """
 
@@ -32,6 +32,7 @@ RECIPES = (
     "A tool transport",
     "An executor",
     "An evaluation protocol",
+    "A step metric",
 )
 _BLOCK = re.compile(r"```(python|toml)\n(.*?)```", re.S)
 _GROUP = re.compile(r'^\[project\.entry-points\."([\w.]+)"\]$')
@@ -136,6 +137,7 @@ def test_every_recipe_is_a_module_and_its_entry_point() -> None:
             "tool_transports",
             "executors",
             "protocols",
+            "step_metrics",
         )
     )
 
@@ -177,6 +179,19 @@ def test_the_recipes_run_by_their_entry_point_names(site: Path, suite: Path) -> 
     after = json.loads((path / "scores.json").read_text())
     assert after["pass_rate"]["protocol"] == "checks-only"
     assert after["labels"] == before["labels"]  # the default protocol's, without a judge
+    check_answer_length(site, path, "answer-length")
+
+
+def check_answer_length(site: Path, path: Path, metric: str) -> None:
+    """``sandbox eval --step-metric`` scores the recipe's metric with its option."""
+    flags = ("--step-metric", metric, "--step-option", "answer-length.max_chars=10")
+    done = sandbox(site, "eval", str(path), "--no-plots", *flags)
+    assert done.returncode == 0, done.stderr
+    added = json.loads((path / "scores.json").read_text())["step_scores"]["metrics"]
+    answers = [t.final_answer for t in read_trajectories(path) if t.final_answer is not None]
+    expected = sum(min(1.0, len(a) / 10) for a in answers) / len(answers)
+    assert added["answer-length"]["options"] == {"max_chars": 10}
+    assert added["answer-length"]["dimensions"]["answer_length"]["mean"] == pytest.approx(expected)
 
 
 def test_the_recipes_run_by_their_paths(site: Path, suite: Path) -> None:
@@ -200,3 +215,4 @@ def test_the_recipes_run_by_their_paths(site: Path, suite: Path) -> None:
         assert call.observation is not None and call.observation.provenance == "static"
         assert traj.final_answer == reply
         assert len(traj.nodes) == 1  # answered on the first hit: the parrot never said Finish
+    check_answer_length(site, path, "my_plugins.answer_length:ANSWER_LENGTH")

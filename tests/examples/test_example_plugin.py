@@ -133,11 +133,20 @@ def test_first_hit_answers_with_the_constant_body_of_every_miss(local_run: Path)
     assert tools["miss_policy"] == "constant" and tools["miss_options"] == {"body": {"ok": 1}}
 
 
-def test_strict_counts_the_unsure_episode_zero(site: Path, local_run: Path) -> None:
+def test_strict_counts_the_unsure_episode_zero_beside_the_answer_length_metric(
+    site: Path, local_run: Path
+) -> None:
     scores = {"default": json.loads((local_run / "scores.json").read_text())["pass_rate"]}
-    done = sandbox(site, "eval", str(local_run), "--protocol", "strict", "--json", "--no-plots")
+    flags = ("--protocol", "strict", "--step-metric", "answer-length", "--json", "--no-plots")
+    done = sandbox(site, "eval", str(local_run), *flags)
     assert done.returncode == 0, done.stderr
-    scores["strict"] = json.loads((local_run / "scores.json").read_text())["pass_rate"]
+    written = json.loads((local_run / "scores.json").read_text())
+    scores["strict"] = written["pass_rate"]
+    answers = [t.final_answer for t in read_trajectories(local_run) if t.final_answer]
+    added = written["step_scores"]["metrics"]["answer-length"]["dimensions"]["answer_length"]
+    expected = sum(min(1.0, len(a) / 500) for a in answers) / len(answers)
+    assert added["mean"] == pytest.approx(expected)
+    assert "unsure 0," in (local_run / "report.md").read_text()
     assert scores["default"]["protocol"] == "default"
     assert scores["strict"]["protocol"] == "strict"
     assert scores["default"]["unsure"] == scores["strict"]["unsure"] == 1

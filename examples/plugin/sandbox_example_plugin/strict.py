@@ -21,6 +21,7 @@ class StrictProtocol(DefaultProtocol):
     name = "strict"
     summary = "the default protocol's labels; unsure counts 0, ties count 0"
     tie_value = 0.0
+    scoring_rule = "solved 1, unsure 0, unsolved 0"
 
     async def label(
         self,

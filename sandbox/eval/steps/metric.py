@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.registry import Registry
+from agents.registry import Registry, instances_of
 from sandbox.errors import ConfigError
 from sandbox.eval.steps.episode import StepEpisode
 from sandbox.eval.steps.measure import Measure
@@ -133,8 +133,18 @@ class StepProtocol:
     """Names of registered step metrics, in report order; their measure names must differ."""
 
 
-STEP_METRICS: Registry[StepMetric] = Registry("step metric")
-STEP_PROTOCOLS: Registry[StepProtocol] = Registry("step protocol")
+STEP_METRICS: Registry[StepMetric] = Registry(
+    "step metric",
+    group=STEP_METRICS_GROUP,
+    adapt=instances_of(StepMetric),
+    expected="a step metric (a sandbox.eval.steps.StepMetric)",
+)
+STEP_PROTOCOLS: Registry[StepProtocol] = Registry(
+    "step protocol",
+    group=STEP_PROTOCOLS_GROUP,
+    adapt=instances_of(StepProtocol),
+    expected="a step protocol (a sandbox.eval.steps.StepProtocol)",
+)
 
 
 def register_step_metric(metric: StepMetric, *, replace: bool = False) -> StepMetric:
