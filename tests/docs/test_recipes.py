@@ -4,8 +4,9 @@ What it protects: every recipe's code block is a complete module that type-check
 project's mypy settings as it is written; together with the entry-point lines of the recipes'
 ``toml`` blocks (written as an installed package's ``entry_points.txt``, on ``PYTHONPATH``)
 the strategy, the model kind, the miss policy and its option, the tool transport and its
-option, the executor, the evaluation protocol and the step metric work through the ``sandbox`` command line, by their
-entry-point names and by ``package.module:NAME`` paths, with no project file changed.
+option, the executor, the evaluation protocol and the step metric work through the ``sandbox``
+command line, by their entry-point names and by ``package.module:NAME`` paths, with no project
+file changed.
 """
 
 from __future__ import annotations
