@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import logging
 import shutil
@@ -405,6 +406,17 @@ def _load(path: str) -> Suite:
         raise ConfigError(f"cannot load suite: {e}") from e
 
 
+def _agent_record(plan: _Plan) -> dict[str, Any]:
+    """The manifest's agent: its name and options, and the SHA-256 of a system prompt of the
+    user's own (``--system-prompt``, ``--system-prompt-file``), so a run says which text it used
+    without anyone reading the text."""
+    record: dict[str, Any] = {"name": plan.strategy.name, "params": plan.strategy.params}
+    prompt = record["params"].get("system_prompt")
+    if isinstance(prompt, str):
+        record["system_prompt_sha256"] = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    return record
+
+
 def _create_store(plan: _Plan) -> RunStore:
     config = plan.config
     run_id = config.output.run_id or make_run_id(config)
@@ -418,7 +430,7 @@ def _create_store(plan: _Plan) -> RunStore:
             path=str(Path(suite.path or config.suite).resolve()),
             fingerprint=suite.fingerprint,
         ),
-        agent={"name": plan.strategy.name, "params": plan.strategy.params},
+        agent=_agent_record(plan),
         model=plan.model_spec.public(),
         episodes=[(t.id, k) for t, k in plan.episodes],
         seed=config.seed,

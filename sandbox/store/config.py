@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -113,6 +114,26 @@ class TaskSettings(BaseModel):
     max_model_calls: int | None = Field(default=None, ge=1)
 
 
+def read_prompt_file(path: str, *, missing_ok: bool = False) -> str | None:
+    """The text of a prompt file (``ValueError`` naming the problem in one line); None when it
+    is missing and ``missing_ok``."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise ValueError(f"no such file {path!r}") from None
+    except OSError as e:
+        raise ValueError(f"cannot read {path!r}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path!r} is not UTF-8 text") from None
+    if not text.strip():
+        raise ValueError(f"{path!r} is empty")
+    return text
+
+
 class AgentConfig(BaseModel):
     """The strategy that drives the model (``agents.strategies``) and its options."""
 
@@ -127,6 +148,35 @@ class AgentConfig(BaseModel):
         "included (VALUE is JSON, else text); the strategy's options class validates them, and "
         "only those given are recorded.",
     )
+    system_prompt_file: Annotated[str | None, Flag(metavar="PATH")] = Field(
+        default=None,
+        description="A UTF-8 file whose text is the system prompt (e.g. ToolBench's own, which "
+        "the project does not ship); read once, its text becomes the option system_prompt and "
+        "the manifest records its SHA-256.",
+    )
+
+    @model_validator(mode="after")
+    def _read_system_prompt_file(self) -> AgentConfig:
+        """The file's text as the ``system_prompt`` option. A config that already holds the
+        text (a manifest, a printed config) keeps it; the file must then say the same."""
+        if self.system_prompt_file is None:
+            return self
+        try:
+            text = read_prompt_file(
+                self.system_prompt_file, missing_ok="system_prompt" in self.options
+            )
+        except ValueError as e:
+            raise ValueError(f"system_prompt_file: {e}") from None
+        given = self.options.get("system_prompt")
+        if text is not None and given is not None and given != text:
+            raise ValueError(
+                f"system_prompt_file {self.system_prompt_file!r} does not hold the system prompt "
+                "this config gives (two prompts given, or the file changed since the run "
+                "recorded it): give one"
+            )
+        if given is None:
+            self.options = {**self.options, "system_prompt": text}
+        return self
 
 
 class ModelConfig(BaseModel):

@@ -173,4 +173,4 @@ def test_a_run_with_a_flat_manifest_resumes_and_finishes_as_it_would_have(tmp_pa
         got = redone[(want.scenario_id, want.trial)]
         assert compare_trajectories(want, got).first_diff is None, want.scenario_id
     config = json.loads((run / "manifest.json").read_text())["config"]
-    assert config["agent"] == {"name": "react", "options": {}}
+    assert config["agent"] == {"name": "react", "options": {}, "system_prompt_file": None}
