@@ -61,13 +61,17 @@ class StepReport(OmitEmpty):
 def _intervals(
     episodes: Sequence[EpisodeStepScores], metrics: Sequence[ScoredMetric], seed: int
 ) -> dict[str, Interval]:
+    """An interval per measure; a pooled measure's resamples are pooled means (each episode's
+    value once per unit), its ``n`` still the episodes."""
     out = {}
     for metric in metrics:
         for d in metric.measures:
-            points = measure_points(episodes, metric.name, d)
-            out[d] = bootstrap_ci(
-                [v for _, v in points], seed=seed, clusters=[t for t, _ in points]
-            )
+            pooled = metric.is_pooled(d)
+            points = measure_points(episodes, metric.name, d, pooled=pooled)
+            iv = bootstrap_ci([v for _, v in points], seed=seed, clusters=[t for t, _ in points])
+            if pooled:
+                iv.n = len(measure_points(episodes, metric.name, d))
+            out[d] = iv
     return out
 
 

@@ -132,3 +132,5 @@ register_step_protocol(
         tuple(m.name for m in DEFAULT_METRICS),
     )
 )
+
+from sandbox.eval.steps import reference_protocols  # noqa: E402, F401  (registers teval, ...)

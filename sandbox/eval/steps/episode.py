@@ -26,6 +26,15 @@ from sandbox.eval.steps.actions import (
 from sandbox.eval.steps.format_score import SchemaValidators
 from sandbox.eval.steps.matching import MatchMemo
 from sandbox.eval.steps.reason_score import ThoughtSimilarity
+from sandbox.eval.steps.replies import (
+    GoldStep,
+    Reply,
+    WrittenCall,
+    calls,
+    gold_steps,
+    offered_names,
+    replies,
+)
 
 __all__ = ["ScoringContext", "StepEpisode"]
 
@@ -58,7 +67,9 @@ class StepEpisode:
     - ``actions``: the path's tool calls as canonical ``Action``s (``Finish`` left out);
     - ``offered``: the ``(tool, api)`` pairs offered to the task that the suite has;
     - ``gold``: the reference steps as ``Action``s (empty when the reference has no steps);
-    - ``pairs``: ``(action index, gold index)`` pairs of the same API (``actions.match_actions``).
+    - ``pairs``: ``(action index, gold index)`` pairs of the same API (``actions.match_actions``);
+    - ``replies``, ``written_calls``, ``gold_steps``: the turns, calls and reference steps as
+      written, for the reference protocols (``replies``).
     """
 
     def __init__(self, traj: Trajectory, task: Task, context: ScoringContext) -> None:
@@ -80,3 +91,16 @@ class StepEpisode:
     @cached_property
     def pairs(self) -> list[tuple[int, int]]:
         return match_actions(self.actions, self.gold, memo=self.context.matchings)
+
+    @cached_property
+    def replies(self) -> list[Reply]:
+        return replies(self.path)
+
+    @cached_property
+    def written_calls(self) -> list[WrittenCall]:
+        return calls(self.path)
+
+    @cached_property
+    def gold_steps(self) -> list[GoldStep]:
+        names = offered_names(self.traj.functions, self.context.resolver)
+        return gold_steps(self.task.reference.steps, names)

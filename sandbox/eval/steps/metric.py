@@ -78,10 +78,20 @@ class StepMetric:
     """Its settings (``--step-option NAME.KEY=VALUE``); validated before anything is scored."""
     headline: str = ""
     """The measure a compact table shows for it (default: the first)."""
+    pooled: tuple[str, ...] = ()
+    """Measures whose run value is the mean over all their units, each episode weighing its
+    ``n`` (a benchmark that averages over its samples, not over episodes); the others are the
+    mean over episodes."""
 
     def __post_init__(self) -> None:
         if not self.measures:
             raise StepMetricError(f"step metric {self.name!r} declares no measures")
+        stray = set(self.pooled) - set(self.measures)
+        if stray:
+            raise StepMetricError(
+                f"step metric {self.name!r}: pooled {', '.join(sorted(stray))} not among its "
+                "measures"
+            )
         if self.headline and self.headline not in self.measures:
             raise StepMetricError(
                 f"step metric {self.name!r}: headline {self.headline!r} is not one of its measures"
@@ -106,6 +116,9 @@ class ScoredMetric:
     @property
     def measures(self) -> tuple[str, ...]:
         return self.metric.measures
+
+    def is_pooled(self, measure: str) -> bool:
+        return measure in self.metric.pooled
 
     def measure(self, episode: StepEpisode) -> dict[str, Measure]:
         """The metric's measures of ``episode``, in declared order (a left-out one: not

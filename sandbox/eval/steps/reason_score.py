@@ -26,7 +26,8 @@ objects' text, ``args_similarity``).
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from rapidfuzz import fuzz
@@ -39,10 +40,12 @@ from sandbox.eval.steps.measure import Measure, mean_measure
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
     "SIMILARITY_KINDS",
+    "CosineSimilarity",
     "EmbeddingSimilarity",
     "LexicalSimilarity",
     "ThoughtSimilarity",
     "args_similarity",
+    "cosine_of",
     "score_reasoning",
     "similarity_label",
     "thought_similarity",
@@ -74,26 +77,47 @@ class LexicalSimilarity:
         return float(fuzz.token_sort_ratio(pred, gold)) / 100.0
 
 
-class EmbeddingSimilarity:
+class CosineSimilarity:
+    """Cosine similarity of text embeddings made by ``encode`` (any encoder).
+
+    ``__call__`` is the project's rule (0 when either text is blank, clipped to [0, 1]);
+    ``cosine`` is the plain cosine, which the reference protocols wire as their code does
+    (T-Eval: ``np.maximum(util.cos_sim(a, b), 0)``, blank texts embedded like any other)."""
+
+    def __init__(self, name: str, encode: Callable[[str], Sequence[float]]) -> None:
+        self.name = name
+        self._encode = encode
+        self._memo: dict[str, Any] = {}
+
+    def _embed(self, text: str) -> Any:
+        if text not in self._memo:
+            self._memo[text] = self._encode(text)
+        return self._memo[text]
+
+    def cosine(self, a: str, b: str) -> float:
+        u, v = self._embed(a), self._embed(b)
+        norm = math.sqrt(sum(x * x for x in u)) * math.sqrt(sum(y * y for y in v))
+        return float(sum(x * y for x, y in zip(u, v, strict=True)) / norm) if norm else 0.0
+
+    def __call__(self, pred: str, gold: str) -> float:
+        if not pred.strip() or not gold.strip():
+            return 0.0
+        return min(1.0, max(0.0, self.cosine(pred, gold)))
+
+
+class EmbeddingSimilarity(CosineSimilarity):
     """Cosine similarity of sentence embeddings (needs the ``embeddings`` extra)."""
 
     def __init__(self, model_name: str = DEFAULT_EMBEDDING_MODEL) -> None:
         from sentence_transformers import SentenceTransformer  # optional extra, imported lazily
 
-        self.name = f"embedding:{model_name}"
-        self._model: Any = SentenceTransformer(model_name)
-        self._memo: dict[str, Any] = {}
+        model: Any = SentenceTransformer(model_name)
+        super().__init__(
+            f"embedding:{model_name}", lambda text: model.encode(text, normalize_embeddings=True)
+        )
 
-    def _embed(self, text: str) -> Any:
-        if text not in self._memo:
-            self._memo[text] = self._model.encode(text, normalize_embeddings=True)
-        return self._memo[text]
-
-    def __call__(self, pred: str, gold: str) -> float:
-        if not pred.strip() or not gold.strip():
-            return 0.0
-        cos = float((self._embed(pred) * self._embed(gold)).sum())
-        return min(1.0, max(0.0, cos))
+    def cosine(self, a: str, b: str) -> float:
+        return float((self._embed(a) * self._embed(b)).sum())  # unit vectors: the dot product
 
 
 def thought_similarity(kind: str = "auto", model_name: str | None = None) -> ThoughtSimilarity:
@@ -129,6 +153,13 @@ def similarity_label(similarity: ThoughtSimilarity) -> str:
     """The backend's name, with the reason when ``auto`` fell back to lexical."""
     reason = getattr(similarity, "fallback_reason", None)
     return f"{similarity.name} (fallback: {reason})" if reason else similarity.name
+
+
+def cosine_of(similarity: ThoughtSimilarity) -> Callable[[str, str], float]:
+    """The plain cosine of an embedding backend (``CosineSimilarity.cosine``); a backend without
+    embeddings (the lexical fallback) stands in with its own similarity."""
+    cosine = getattr(similarity, "cosine", None)
+    return cosine if callable(cosine) else similarity
 
 
 def args_similarity(

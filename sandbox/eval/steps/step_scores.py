@@ -130,15 +130,20 @@ def score_episode(
 def summarise_measures(
     episodes: Sequence[EpisodeStepScores], metrics: Sequence[ScoredMetric]
 ) -> dict[str, DimensionSummary]:
-    """Per measure of ``metrics``: the mean over the ``episodes`` where it applies."""
+    """Per measure of ``metrics``: the mean over the ``episodes`` where it applies (a pooled
+    measure: over their units, ``StepMetric.pooled``)."""
     dims: dict[str, DimensionSummary] = {}
     for metric in metrics:
         scored = [e.metrics[metric.name] for e in episodes if metric.name in e.metrics]
         for d in metric.measures:
             applicable = [m for m in (ms[d] for ms in scored) if m.value is not None]
-            total = sum(m.value or 0.0 for m in applicable)
-            mean = total / len(applicable) if applicable else None
             units = sum(m.n for m in applicable)
+            if metric.is_pooled(d):
+                total = sum((m.value or 0.0) * m.n for m in applicable)
+                mean = total / units if units else None
+            else:
+                total = sum(m.value or 0.0 for m in applicable)
+                mean = total / len(applicable) if applicable else None
             dims[d] = DimensionSummary(mean=mean, n=len(applicable), units=units)
     return dims
 
@@ -205,15 +210,16 @@ def score_run(
 
 
 def measure_points(
-    episodes: Iterable[EpisodeStepScores], metric: str, measure: str
+    episodes: Iterable[EpisodeStepScores], metric: str, measure: str, *, pooled: bool = False
 ) -> list[tuple[str, float]]:
     """``(task id, value)`` per episode where ``metric``'s ``measure`` applies (no infra
-    errors): the task is the cluster of a task-clustered interval."""
+    errors): the task is the cluster of a task-clustered interval. ``pooled``: the value once
+    per unit, so the mean of any set of points is the pooled mean of their episodes."""
     out = []
     for e in episodes:
         m = e.metrics.get(metric, {}).get(measure)
         if not e.infra_error and m is not None and m.value is not None:
-            out.append((e.scenario_id, m.value))
+            out += [(e.scenario_id, m.value)] * (m.n if pooled else 1)
     return out
 
 

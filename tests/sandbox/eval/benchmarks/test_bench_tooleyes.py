@@ -1,0 +1,73 @@
+"""ToolEyes' format alignment and tool reality, conversation by conversation, against values
+worked by hand from ``Code/Evaluation/util/utils.py`` (docs/evaluation.md): ReAct parts found
+by its regular expressions, Action Input evaluated, the final reply found by its text, forced
+endings, the running hallucination count and the shrinking required list kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.tooleyes import format_alignment, read_doc, tool_reality
+from tests.sandbox.eval.benchmarks.cases_tooleyes import (
+    DOC,
+    FORMAT_CASES,
+    REALITY_CASES,
+    REALITY_NO_VALUE,
+    SYSTEM,
+)
+
+Conversation = list[dict[str, str]]
+
+
+@pytest.mark.parametrize(
+    ("conversation", "score", "answer_pass", "neat_json", "neat_react"),
+    [c[1:] for c in FORMAT_CASES],
+    ids=[c[0] for c in FORMAT_CASES],
+)
+def test_format_alignment_as_tooleyes_scores_it(
+    conversation: Conversation,
+    score: float,
+    answer_pass: int,
+    neat_json: float,
+    neat_react: float,
+) -> None:
+    """IF, Ans_pass and the two neat error shares of one conversation."""
+    got = format_alignment(conversation)
+    assert (got.score, got.answer_pass, got.neat_json_err, got.neat_react_err) == pytest.approx(
+        (score, answer_pass, neat_json, neat_react), abs=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    ("conversation", "reality"),
+    [c[1:] for c in REALITY_CASES],
+    ids=[c[0] for c in REALITY_CASES],
+)
+def test_tool_reality_as_tooleyes_scores_it(conversation: Conversation, reality: float) -> None:
+    """The rule part of tool selection, the document read from the system message."""
+    assert tool_reality(conversation) == pytest.approx(reality, abs=1e-9)
+
+
+@pytest.mark.parametrize("conversation", [c[1] for c in REALITY_NO_VALUE])
+def test_a_non_object_input_has_no_reference_value(conversation: Conversation) -> None:
+    """ToolEyes reads the keys of the input and raises on a tuple or None: no value."""
+    with pytest.raises(NoReferenceValue):
+        tool_reality(conversation)
+
+
+def test_the_document_is_read_from_the_system_message() -> None:
+    """get_doc: the list after ToolEyes' marker, up to "Let's Begin!"."""
+    assert read_doc(SYSTEM["value"]) == DOC
+
+
+def test_a_given_document_is_not_changed() -> None:
+    """ToolEyes shrinks the required list as it goes; the caller's document stays as it was."""
+    doc = [{"name": "get", "parameters": {"properties": {"city": {}}, "required": ["city"]}}]
+    conversation = [
+        SYSTEM,
+        {"from": "assistant", "value": "Thought: t\nAction: get\nAction Input: {'city': 'P'}"},
+        {"from": "function", "value": "{}"},
+    ]
+    assert tool_reality(conversation, doc) == 1
+    assert doc[0]["parameters"]["required"] == ["city"]
