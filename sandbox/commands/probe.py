@@ -53,6 +53,15 @@ def register(subparsers: Any) -> None:
         "embeddings when the embeddings extra is installed, else lexical), embedding[:MODEL] "
         "or lexical",
     )
+    parser.add_argument(
+        "--step-protocol",
+        action="append",
+        default=[],
+        metavar="NAME",
+        dest="step_protocols",
+        help="also score the answers by a reference step protocol's own arithmetic, repeatable: "
+        "teval, teval-v1 or ultratool (default: the probe's own dimensions only)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON summary line")
     parser.add_argument("--out", default=None, help="write the full report (every answer) here")
     parser.set_defaults(handler=handle)
@@ -70,6 +79,7 @@ def handle(args: argparse.Namespace) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
             similarity=args.similarity,
+            step_protocols=args.step_protocols,
         )
     )
     if args.out:
@@ -83,18 +93,27 @@ def handle(args: argparse.Namespace) -> int:
             "errors": report.errors,
             "dimensions": {d: m.model_dump() for d, m in report.dimensions.items()},
         }
+        if report.step_protocols:
+            summary["step_protocols"] = {
+                name: {d: m.model_dump() for d, m in dims.items()}
+                for name, dims in report.step_protocols.items()
+            }
         sys.stdout.write(json.dumps(summary, sort_keys=False) + "\n")
     else:
-        Console().print(_table(report))
+        console = Console()
+        console.print(_table(report))
+        for name, dims in report.step_protocols.items():
+            console.print(_table(report, name, dims))
     return 0
 
 
-def _table(report: ProbeReport) -> Table:
-    table = Table(title=f"probe: {report.model} ({report.questions} questions)")
+def _table(report: ProbeReport, protocol: str = "", dims: dict[str, Any] | None = None) -> Table:
+    title = f"probe: {report.model} ({report.questions} questions)"
+    table = Table(title=title + (f", step protocol {protocol}" if protocol else ""))
     table.add_column("dimension")
     table.add_column("score", justify="right")
     table.add_column("n", justify="right")
-    for name, m in report.dimensions.items():
+    for name, m in (report.dimensions if dims is None else dims).items():
         table.add_row(name, "—" if m.value is None else f"{m.value:.3f}", str(m.n))
     table.caption = f"reason and understand scored by: {report.similarity}"
     if report.errors:

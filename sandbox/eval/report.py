@@ -181,7 +181,8 @@ def _steps_section(report: StepReport, protocol: str) -> list[str]:
     skipped = [d for d, iv, _ in rows if iv.n == 0]
     if skipped:
         out.append(f"\nNot applicable in this run: {', '.join(skipped)}.")
-    out.append(f"Thought similarity (reason): {report.reason_similarity}.")
+    if report.reason_similarity:
+        out.append(f"Thought similarity (reason): {report.reason_similarity}.")
     tree = report.summary.get("tree", {})
     if tree:
         out.append("Tree (mean per episode): " + _kv(tree) + ".")
@@ -401,5 +402,6 @@ def _steps_table(report: StepReport, protocol: str) -> Table:
     for d, iv, _ in step_rows(report):
         if iv.n > 0:
             table.add_row(d, pct(iv), str(iv.n))
-    table.caption = f"reason scored by: {report.reason_similarity}"
+    if report.reason_similarity:
+        table.caption = f"reason scored by: {report.reason_similarity}"
     return table

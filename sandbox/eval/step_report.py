@@ -51,7 +51,9 @@ class StepReport(OmitEmpty):
     summary: dict[str, Any]
     intervals: dict[str, Interval]
     reason_similarity: str = Field(
-        default="lexical", description="How thoughts were compared for the reason score."
+        default="lexical",
+        description="How texts were compared (reason; T-Eval's embedding cosines); empty when "
+        "no metric of the protocol compares texts.",
     )
     metrics: dict[str, MetricReport] = Field(
         default_factory=dict, description="Added step metrics' scores, by metric name."
@@ -90,7 +92,7 @@ def _report(
     return StepReport(
         summary=summarise(episodes, chosen.own).model_dump(mode="json"),
         intervals=_intervals(episodes, chosen.own, seed),
-        reason_similarity=label,
+        reason_similarity=label if any(m.metric.similarity for m in chosen.metrics) else "",
         metrics=added,
     )
 

@@ -134,7 +134,7 @@ async def _task_probes(task: Task, apis: Apis, env: EpisodeToolEnv) -> list[Prob
             verdict = verdict_of_observation(observation.content)
             items.append(_item(task, "review", k, asked, [SUBMIT_REVIEW], {"verdict": verdict}))
     items.append(_item(task, "next_step", len(steps), history, next_tools, {"function": FINISH}))
-    items.append(_plan_item(task, base, functions))
+    items.append(_plan_item(task, base, functions, offered))
     return items
 
 
@@ -165,8 +165,21 @@ def _answered_step(k: int, name: str, step: RefStep, content: str) -> list[Messa
     ]
 
 
-def _plan_item(task: Task, base: list[Message], functions: list[dict[str, Any]]) -> ProbeItem:
+def _plan_item(
+    task: Task,
+    base: list[Message],
+    functions: list[dict[str, Any]],
+    offered: dict[tuple[str, str], str],
+) -> ProbeItem:
     docs = "\n".join(json.dumps(f["function"], ensure_ascii=False) for f in functions)
-    plan_gold = [{"tool": s.tool, "api": s.api, "args": s.args} for s in task.reference.steps]
+    plan_gold = [
+        {
+            "function": offered.get((s.tool, s.api)) or function_name(s.tool, s.api),
+            "tool": s.tool,
+            "api": s.api,
+            "args": s.args,
+        }
+        for s in task.reference.steps
+    ]
     asked: list[Message] = [*base, {"role": "user", "content": PLAN_PROMPT.format(docs=docs)}]
     return _item(task, "plan", 0, asked, [SUBMIT_PLAN], {"steps": plan_gold})

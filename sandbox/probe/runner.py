@@ -31,6 +31,7 @@ from sandbox.eval.steps.reason_score import (
 from sandbox.models import MODEL_KINDS, ModelProvider, ModelSpec, build_models, resolve_model
 from sandbox.probe.oracle import ModelFor, ProbeOracle
 from sandbox.probe.questions import ProbeItem, build_probes
+from sandbox.probe.reference_scoring import probe_protocols
 from sandbox.probe.scoring import ProbeReport, ProbeResult, score_answer, summarise_probe
 from sandbox.store.config import RunConfig
 from sandbox.tool_envs import open_tool_envs
@@ -46,10 +47,13 @@ async def run_probe(
     model_name: str = "",
     concurrency: int = 4,
     similarity: ThoughtSimilarity | None = None,
+    protocols: Sequence[str] = (),
 ) -> ProbeReport:
     """Ask every question (``model_for(task_id)`` answers it) and score the answers.
 
-    ``similarity`` scores ``reason`` and ``understand`` (lexical when not given)."""
+    ``similarity`` scores ``reason`` and ``understand`` (lexical when not given); ``protocols``
+    are the reference step protocols that score the answers too (``reference_scoring``)."""
+    chosen = probe_protocols(protocols)
     resolver = NameResolver.for_apis(apis)
     gate = asyncio.Semaphore(max(1, concurrency))
 
@@ -61,10 +65,10 @@ async def run_probe(
                 return ProbeResult(
                     task_id=item.task_id, kind=item.kind, index=item.index, scores={}, error=str(e)
                 )
-        return score_answer(item, turn, apis, resolver, similarity)
+        return score_answer(item, turn, apis, resolver, similarity, chosen)
 
     results = await asyncio.gather(*(ask(i) for i in items))
-    report = summarise_probe(model_name, results)
+    report = summarise_probe(model_name, results, chosen)
     report.similarity = similarity_label(similarity or LexicalSimilarity())
     return report
 
@@ -114,11 +118,14 @@ async def probe_suite(
     seed: int = 0,
     concurrency: int = 4,
     similarity: str = "lexical",
+    step_protocols: Sequence[str] = (),
 ) -> ProbeReport:
     """Load the suite, resolve the model, ask every probe question and score the answers.
 
     ``tasks`` is a glob of task ids; ``similarity`` names the backend of ``reason`` and
-    ``understand`` (``thought_similarity``)."""
+    ``understand`` (``thought_similarity``); ``step_protocols`` add reference protocols'
+    scores (``reference_scoring``; checked before anything is asked)."""
+    protocols = probe_protocols(step_protocols)
     kind, _, model = similarity.partition(":")
     backend = thought_similarity(kind, model or None)
     try:
@@ -139,6 +146,7 @@ async def probe_suite(
             model_name=model_name,
             concurrency=concurrency,
             similarity=backend,
+            protocols=protocols,
         )
     finally:
         await provider.aclose()

@@ -7,8 +7,12 @@ T-Eval's definition: ``reason_retrieve_understand_evaluator.py``, name equality)
 (T-Eval's: the similarity of the argument objects' text, by the chosen backend), ``reason``
 (thought similarity, same backend: sentence embeddings by default, ``reason_score``), ``plan_*``
 (``plan_score`` of the submitted plan, ``planning_evaluator.py``) and ``review`` (verdict accuracy,
-``review_evaluator.py``); beside them UltraTool's ``understand_exact`` / ``understand_kv`` on the
-step's arguments (``arg_scores``). ``summarise_probe`` averages them over the answered questions.
+``review_evaluator.py``); beside them ``understand_exact`` / ``understand_kv`` on the step's
+arguments (``arg_scores``, the project's key-value measure). An answer without a readable call
+scores 0 on the three understand dimensions; an empty argument object is a call. Under a
+reference step protocol (``--step-protocol teval``...) an answer is also scored by the
+benchmark's own arithmetic (``reference_scoring``). ``summarise_probe`` averages them over the
+answered questions.
 Pure; imports ``sandbox.eval.steps`` and ``sandbox.probe`` modules.
 """
 
@@ -27,8 +31,14 @@ from sandbox.eval.steps.actions import Action, Apis
 from sandbox.eval.steps.arg_scores import ArgumentScores
 from sandbox.eval.steps.measure import Measure, mean_measure
 from sandbox.eval.steps.plan_score import plan_score
-from sandbox.eval.steps.reason_score import LexicalSimilarity, ThoughtSimilarity, args_similarity
+from sandbox.eval.steps.reason_score import (
+    LexicalSimilarity,
+    ThoughtSimilarity,
+    args_similarity,
+    cosine_of,
+)
 from sandbox.probe.questions import ProbeItem, ProbeKind
+from sandbox.probe.reference_scoring import protocol_scores
 from sandbox.probe.verdicts import VERDICTS
 
 __all__ = [
@@ -58,6 +68,10 @@ class ProbeResult(BaseModel):
     kind: ProbeKind
     index: int
     scores: dict[str, float] = Field(description="The dimensions this question scores.")
+    protocol_scores: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="Under each reference step protocol asked for, its measures of this answer.",
+    )
     answer: str = Field(default="", description="What was answered, briefly.")
     error: str | None = Field(default=None, description="The model call failed (not scored).")
 
@@ -68,6 +82,10 @@ class ProbeReport(BaseModel):
     questions: int
     errors: int
     dimensions: dict[str, Measure]
+    step_protocols: dict[str, dict[str, Measure]] = Field(
+        default_factory=dict,
+        description="Each reference step protocol's measures (``--step-protocol``), by name.",
+    )
     results: list[ProbeResult]
 
 
@@ -87,8 +105,12 @@ def score_answer(
     apis: Apis,
     resolver: NameResolver,
     similarity: ThoughtSimilarity | None = None,
+    protocols: Sequence[str] = (),
 ) -> ProbeResult:
-    """Score one answer against its probe's gold with the step-level metrics."""
+    """Score one answer against its probe's gold with the step-level metrics, and under each
+    of ``protocols`` (reference step protocols, ``reference_scoring``)."""
+    cosine = cosine_of(similarity or LexicalSimilarity())
+    extra = {p: protocol_scores(p, item, turn, cosine) for p in protocols}
     offered = {t["function"]["name"] for t in item.tools}
     call, args = _first_call(turn, offered)
     scores: dict[str, float] = {"instruct": 1.0 if args is not None else 0.0}
@@ -101,7 +123,12 @@ def score_answer(
         sim = similarity or LexicalSimilarity()
         scores |= _score_next_step(item, turn, call, args, apis, resolver, sim)
     return ProbeResult(
-        task_id=item.task_id, kind=item.kind, index=item.index, scores=scores, answer=answer
+        task_id=item.task_id,
+        kind=item.kind,
+        index=item.index,
+        scores=scores,
+        protocol_scores=extra,
+        answer=answer,
     )
 
 
@@ -159,25 +186,38 @@ def _score_next_step(
         return {"retrieve": 1.0 if call is not None and call.name == FINISH else 0.0}
     key = resolver.resolve_function(call.name) if call is not None else None
     out = {"retrieve": 1.0 if key == (gold["tool"], gold["api"]) else 0.0}
-    gold_args = _canon(apis, gold["tool"], gold["api"], gold["args"])
-    pred_args = _canon(apis, gold["tool"], gold["api"], args or {})
-    values = ArgumentScores()
-    values.add(pred_args, gold_args)
-    exact, kv = values.measures()
-    out |= {"understand_exact": exact.value or 0.0, "understand_kv": kv.value or 0.0}
-    out["understand"] = args_similarity(pred_args, gold_args, similarity) if args else 0.0
+    if args is None:  # no readable call: nothing of the step was reproduced (no default credit)
+        out |= {"understand_exact": 0.0, "understand_kv": 0.0, "understand": 0.0}
+    else:
+        gold_args = _canon(apis, gold["tool"], gold["api"], gold["args"])
+        pred_args = _canon(apis, gold["tool"], gold["api"], args)
+        values = ArgumentScores()
+        values.add(pred_args, gold_args)
+        exact, kv = values.measures()
+        out |= {"understand_exact": exact.value or 0.0, "understand_kv": kv.value or 0.0}
+        # an empty argument object is a call too: {} against a gold {} is the same arguments
+        out["understand"] = args_similarity(pred_args, gold_args, similarity)
     if str(gold.get("thought") or "").strip():
         out["reason"] = similarity((turn.content or "").strip(), gold["thought"].strip())
     return out
 
 
-def summarise_probe(model: str, results: Sequence[ProbeResult]) -> ProbeReport:
+def summarise_probe(
+    model: str, results: Sequence[ProbeResult], protocols: Sequence[str] = ()
+) -> ProbeReport:
+    """Each dimension's mean over the answered questions it applies to (each protocol's too)."""
     scored = [r for r in results if r.error is None]
     dims = {d: mean_measure(r.scores[d] for r in scored if d in r.scores) for d in PROBE_DIMENSIONS}
+    by_protocol: dict[str, dict[str, Measure]] = {}
+    for name in protocols:
+        answers = [r.protocol_scores.get(name, {}) for r in scored]
+        measures = dict.fromkeys(m for a in answers for m in a)
+        by_protocol[name] = {m: mean_measure(a[m] for a in answers if m in a) for m in measures}
     return ProbeReport(
         model=model,
         questions=len(results),
         errors=len(results) - len(scored),
         dimensions=dims,
+        step_protocols=by_protocol,
         results=list(results),
     )

@@ -112,7 +112,11 @@ DEFAULT_METRICS: tuple[StepMetric, ...] = (
         headline="plan_f1",
     ),
     StepMetric(
-        "reason", "thought similarity at the steps matched to the reference", ("reason",), reason
+        "reason",
+        "thought similarity at the steps matched to the reference",
+        ("reason",),
+        reason,
+        similarity=True,
     ),
     StepMetric(
         "review",

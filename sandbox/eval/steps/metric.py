@@ -78,6 +78,9 @@ class StepMetric:
     """Its settings (``--step-option NAME.KEY=VALUE``); validated before anything is scored."""
     headline: str = ""
     """The measure a compact table shows for it (default: the first)."""
+    similarity: bool = False
+    """It compares texts with the run's thought similarity (``StepEpisode.context.similarity``),
+    so a report of it says which one scored."""
     pooled: tuple[str, ...] = ()
     """Measures whose run value is the mean over all their units, each episode weighing its
     ``n`` (a benchmark that averages over its samples, not over episodes); the others are the

@@ -193,6 +193,7 @@ TEVAL_METRICS: tuple[StepMetric, ...] = (
         ("plan_f1", "plan_precision", "plan_recall", "plan_parse_rate"),
         teval_plan,
         options=PlanSettings,
+        similarity=True,
     ),
     _metric(
         "teval-rru",
@@ -201,6 +202,7 @@ TEVAL_METRICS: tuple[StepMetric, ...] = (
         teval_rru,
         pooled=_RRU,
         headline="understand",
+        similarity=True,
     ),
     _metric(
         "teval-v1-rru",
@@ -209,6 +211,7 @@ TEVAL_METRICS: tuple[StepMetric, ...] = (
         teval_v1_rru,
         pooled=_RRU,
         headline="understand",
+        similarity=True,
     ),
 )
 

@@ -8,8 +8,8 @@ as a ``function`` message (the feedback to an invalid turn as a ``user`` message
 that ran out of budget ends with ToolEyes' own forced ending (a ``finish`` reply saying it tried
 too many times and cannot handle the task), one whose model call failed with its execution-error
 ending, as ToolEyes' inference loop writes them. The tool document is the functions the episode
-offered (``Finish`` left out), each with its ``parameters`` (``properties`` and ``required``
-empty when the schema has none).
+offered (``Finish`` left out; the task's APIs when the episode did not record them), each with
+its ``parameters`` (``properties`` and ``required`` empty when the schema has none).
 
 - ``tooleyes-format``: ``format_alignment`` (IF), ``answer_pass`` (the rule part of answer
   organisation), ``neat_json_err`` and ``neat_react_err``;
@@ -27,6 +27,7 @@ from typing import Any
 
 from agents.toolenv import FINISH
 from agents.trajectory import Status
+from mock_tools.names import function_name
 from sandbox.eval.benchmarks import NoReferenceValue
 from sandbox.eval.benchmarks.tooleyes import FAILED_ANSWER, format_alignment, tool_reality
 from sandbox.eval.steps.episode import StepEpisode
@@ -79,19 +80,25 @@ def conversation(episode: StepEpisode) -> list[Message]:
     return out
 
 
-def tool_document(functions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The offered functions as ToolEyes' tool document (``Finish`` left out)."""
+def tool_document(episode: StepEpisode) -> list[dict[str, Any]]:
+    """The offered functions as ToolEyes' tool document (``Finish`` left out); an episode that
+    did not record them offers its task's APIs under their ToolBench names."""
+    offered = [f.get("function", {}) for f in episode.traj.functions]
+    if not offered:
+        apis = episode.context.apis
+        offered = [
+            {"name": function_name(*key), "parameters": apis[key].parameters}
+            for key in sorted(episode.offered)
+        ]
     doc = []
-    for f in functions:
-        spec = f.get("function", {})
+    for spec in offered:
         if spec.get("name") in (None, FINISH):
             continue
         params = dict(spec.get("parameters") or {})
         params.setdefault("properties", {})
         params["required"] = list(params.get("required") or [])
-        doc.append(
-            {"name": spec["name"], "description": spec.get("description", ""), "parameters": params}
-        )
+        entry = {"name": spec["name"], "description": spec.get("description", "")}
+        doc.append({**entry, "parameters": params})
     return doc
 
 
@@ -112,7 +119,7 @@ def tooleyes_selection(episode: StepEpisode, options: NoOptions) -> dict[str, Me
     if not any(m["from"] == "assistant" for m in messages):
         return {}
     try:
-        value = tool_reality(messages, tool_document(episode.traj.functions))
+        value = tool_reality(messages, tool_document(episode))
     except NoReferenceValue:
         return {}
     return {"tool_reality": Measure(value=value, n=1)}
