@@ -2,6 +2,9 @@
 
 sandbox rescore runs/<id>
 sandbox rescore runs/<id> --protocol toolbench --judge gpt-4o-mini
+sandbox rescore --teval work_dirs/<model>/      # T-Eval's own prediction files, T-Eval's table
+sandbox rescore --ultratool predictions/English-dataset/<model>/
+sandbox rescore --tooleyes <model>.json
 """
 
 from __future__ import annotations
@@ -15,6 +18,11 @@ from typing import Any
 from rich.console import Console
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.benchmark_tables import (
+    add_benchmark_flags,
+    benchmark_mode,
+    score_benchmark_files,
+)
 from sandbox.commands.eval import (
     add_common_options,
     eval_settings,
@@ -33,8 +41,9 @@ def register(subparsers: Any) -> None:
         description="Re-label and re-score every trajectory of a run (no agent model, no tools) "
         "and rewrite scores.json, report.md and the plots; prints the old and new pass rate.",
     )
-    parser.add_argument("run", metavar="RUN", help="run folder (runs/<run-id>)")
+    parser.add_argument("run", metavar="RUN", nargs="?", help="run folder (runs/<run-id>)")
     add_common_options(parser, rescore=True)
+    add_benchmark_flags(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -51,6 +60,9 @@ def _old_pass_rate(run: Path) -> float | None:
 
 def handle(args: argparse.Namespace) -> int:
     settings = eval_settings(args)
+    mode = benchmark_mode(args)
+    if mode is not None:
+        return score_benchmark_files(mode, args, settings.reason_similarity, settings.json_line)
     run = Path(args.run)
     if not run.is_dir():
         raise RunError(f"no run folder at {run} (pass the folder runs/<run-id>)")
