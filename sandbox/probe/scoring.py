@@ -1,10 +1,11 @@
 """Scoring the probe's answers with the step-level metrics, and the probe's report.
 
-``score_answer`` scores one answer against its question's gold, T-Eval's dimensions (Chen et al.
-2024; ``teval/evaluators/``): ``instruct`` (the answer is one parseable call to an offered
-function; ``instruct_evaluator.py``), ``retrieve`` (the right next function given the gold history,
-T-Eval's definition: ``reason_retrieve_understand_evaluator.py``, name equality), ``understand``
-(T-Eval's: the similarity of the argument objects' text, by the chosen backend), ``reason``
+``score_answer`` scores one answer against its question's gold, the probe's own dimensions (the
+project's, after T-Eval's, Chen et al. 2024; ``teval/evaluators/``): ``instruct`` (the answer is
+one parseable call to an offered function; ``instruct_evaluator.py``), ``retrieve`` (the right
+next function given the gold history, by the API its name resolves to;
+``reason_retrieve_understand_evaluator.py``), ``understand`` (the similarity of the canonical
+argument objects' text, by the chosen backend), ``reason``
 (thought similarity, same backend: sentence embeddings by default, ``reason_score``), ``plan_*``
 (``plan_score`` of the submitted plan, ``planning_evaluator.py``) and ``review`` (verdict accuracy,
 ``review_evaluator.py``); beside them ``understand_exact`` / ``understand_kv`` on the step's

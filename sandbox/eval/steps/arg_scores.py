@@ -1,8 +1,9 @@
-"""Understand / arguments: UltraTool's key-value argument accuracy, per reference step.
+"""Understand / arguments: the project's argument accuracy per reference step, after UltraTool's.
 
-UltraTool (Huang et al. 2024, the "tool usage" evaluation; ``evaluation/utils.py``,
-``cal_param_res``),
-over the reference steps of an episode (canonical arguments, schema defaults filled):
+After UltraTool (Huang et al. 2024, the "tool usage" evaluation; ``evaluation/utils.py``,
+``cal_param_res``; the ``ultratool`` step protocol computes that one exactly, and
+docs/evaluation.md lists the differences), over the reference steps of an episode (canonical
+arguments, schema defaults filled):
 
 - a reference step with no executed call matched to it (``actions.match_actions``) scores 0;
 - a matched step scores the mean over the reference's keys of the value score (a key the agent
@@ -11,8 +12,8 @@ over the reference steps of an episode (canonical arguments, schema defaults fil
   prediction), ``understand_exact`` asks for the same JSON value;
 - a reference step without arguments scores 1 when the matched call has none either, else 0
   (UltraTool's code gives such a step 0 whatever was predicted, which punishes a perfect call);
-- the episode's value is the mean over its reference steps (a macro average per step, as the
-  paper reports it), ``n`` the number of reference steps.
+- the episode's value is the mean over its reference steps, ``n`` the number of reference steps
+  (UltraTool's code averages over all reference steps of all samples at once).
 
 Keys the agent added that the reference does not have are not penalised here (they are a recall
 metric, as UltraTool's); the plan score's argument similarity, over the union of keys, sees them.

@@ -106,7 +106,7 @@ DEFAULT_METRICS: tuple[StepMetric, ...] = (
     ),
     StepMetric(
         "plan",
-        "T-Eval's plan precision, recall and F1 of the executed steps (fixed)",
+        "plan precision, recall and F1 of the executed steps (T-Eval's algorithm, fixed)",
         ("plan_precision", "plan_recall", "plan_f1"),
         plan,
         headline="plan_f1",

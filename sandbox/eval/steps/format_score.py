@@ -3,8 +3,9 @@
 ToolEyes (Ye et al. 2024, "ToolEyes: Fine-Grained Evaluation for Tool Learning Capabilities of
 Large Language Models in Real-world Scenarios", format alignment, the first of its five
 capabilities) and T-Eval's ``instruct`` (``teval/evaluators/instruct_evaluator.py``) both ask
-whether the model's output follows the required call format; here the format is a native
-function call, checked against the offered functions and their JSON Schemas.
+whether the model's output follows the required call format; here (the project's definition;
+``tooleyes`` and ``teval`` compute theirs exactly) the format is a native function call, checked
+against the offered functions and their JSON Schemas.
 
 Which turns: every model turn of the episode, **all nodes of the tree**, not only the chosen path.
 Following the format is a property of each turn the model wrote, whatever the search later did with

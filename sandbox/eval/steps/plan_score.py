@@ -1,8 +1,9 @@
-"""Plan: T-Eval's plan score of an executed (or proposed) action sequence against the reference.
+"""Plan: the plan score of an executed (or proposed) action sequence against the reference.
 
-T-Eval (Chen et al. 2024, "T-Eval: Evaluating the Tool Utilization Capability of Large Language
-Models Step by Step", the plan dimension; ``teval/evaluators/planning_evaluator.py``,
-``bertscore_match``), with its one defect removed:
+The project's score after T-Eval's algorithm (the ``teval`` step protocol computes T-Eval's
+exactly, ``sandbox.eval.benchmarks.teval_plan``): T-Eval (Chen et al. 2024, "T-Eval: Evaluating
+the Tool Utilization Capability of Large Language Models Step by Step", the plan dimension;
+``teval/evaluators/planning_evaluator.py``, ``bertscore_match``), with its one defect removed:
 
 1. similarity of every predicted action ``i`` to every reference step ``j``:
    ``NAME_WEIGHT * name(i, j) + ARGS_WEIGHT * args(i, j)``, where ``name`` is 1 when both resolve
@@ -94,7 +95,7 @@ def plan_score(
     threshold: float = MATCH_THRESHOLD,
     memo: MatchMemo | None = None,
 ) -> PlanScore:
-    """T-Eval's plan precision / recall / F1 without the free first match (see module doc);
+    """Plan precision / recall / F1, T-Eval's algorithm without its free first match (module doc);
     ``memo`` keeps searched matchings for the next episodes (``matching.MatchMemo``)."""
     n_pred, n_gold = len(pred), len(gold)
     if n_pred == 0 and n_gold == 0:

@@ -19,8 +19,8 @@ Backends (``thought_similarity``; the one that scored is recorded with the score
 - ``lexical``: ``rapidfuzz.fuzz.token_sort_ratio / 100`` (word order does not matter, wording
   does), the named fallback.
 
-The same backend scores T-Eval's ``understand`` in probe mode (the similarity of the argument
-objects' text, ``args_similarity``).
+The same backend scores the probe's ``understand`` (the similarity of the argument objects' text,
+``args_similarity``) and the reference protocols' cosines (``cosine_of``: T-Eval's wiring).
 """
 
 from __future__ import annotations
@@ -165,8 +165,9 @@ def cosine_of(similarity: ThoughtSimilarity) -> Callable[[str, str], float]:
 def args_similarity(
     pred: dict[str, Any], gold: dict[str, Any], similarity: ThoughtSimilarity
 ) -> float:
-    """T-Eval's ``understand``: the backend's similarity of the two argument objects' text
-    (canonical JSON; T-Eval embeds Python's ``str`` of the dicts)."""
+    """The probe's ``understand``: the backend's similarity of the two argument objects' text
+    (canonical JSON), after T-Eval's December 2023 understand, which embeds Python's ``str`` of
+    the dicts (``teval-v1`` computes that one)."""
     if not pred and not gold:
         return 1.0
     return similarity(dumps_canonical(pred), dumps_canonical(gold))

@@ -1,18 +1,20 @@
-"""Similarity of argument values and argument objects (UltraTool's key-value measure).
+"""Similarity of argument values and argument objects (the project's key-value measure).
 
-UltraTool (Huang et al. 2024, "Planning, Creation, Usage: Benchmarking LLMs for Comprehensive
+After UltraTool (Huang et al. 2024, "Planning, Creation, Usage: Benchmarking LLMs for Comprehensive
 Tool Utilization in Real-World Complex Scenarios", the tool-usage evaluation;
 ``evaluation/utils.py``, ``cal_param_res``) scores one argument as 1 - the normalised Levenshtein
 distance of the two values' text, and an empty reference value as 1 for an empty prediction and
-0 otherwise.
+0 otherwise. The measure here is the project's, and differs (docs/evaluation.md, "How default
+differs from the references"); the ``ultratool`` step protocol computes UltraTool's exactly
+(``sandbox.eval.benchmarks.ultratool``).
 
 Values are compared as JSON values, not as their quoted JSON text:
 
 - equal JSON values (canonical JSON: key order and spacing do not matter) score 1;
 - a string is compared by its content (``"Paris"`` vs ``"Pari"``: 1 - 1/5), never with its
   quotes, which would make any two short strings look alike;
-- any other value (number, boolean, list, object) by its canonical JSON text, as UltraTool
-  compares ``str()`` of non-string values;
+- any other value (number, boolean, list, object) by its canonical JSON text (``true``,
+  ``5``, ``["a","b"]``; UltraTool compares Python's ``str()``: ``True``, ``5.0``, ``['a', 'b']``);
 - an empty reference value (``""``, ``[]``, ``{}``, ``null``) scores 1 for an empty prediction and
   0 otherwise (the Levenshtein similarity of ``""`` to anything short would be generous).
 
@@ -36,7 +38,7 @@ MISSING = object()
 
 
 def is_empty(value: Any) -> bool:
-    """UltraTool's ``len(value) == 0`` for strings and containers; ``null`` is empty too."""
+    """``len(value) == 0`` for strings and containers (UltraTool's test); ``null`` is empty too."""
     return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
 
 
