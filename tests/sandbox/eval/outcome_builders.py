@@ -193,3 +193,11 @@ def make_run(
         for t in trajs:
             store.append(t)
     return out / run_id
+
+
+def two_answers(run_id: str = "cand") -> list[Trajectory]:
+    """Two answered episodes of ``make_suite``'s tasks, each adding 2 and 3."""
+    return [
+        traj("add", answer="The sum is 5.", calls=[[add_call(2, 3)]], run_id=run_id),
+        traj("open", answer="lovely", calls=[[add_call(2, 3)]], run_id=run_id),
+    ]

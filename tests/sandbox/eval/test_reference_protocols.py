@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from _step_builders import APIS, REF_STEPS, call, chain, make_task, reference_chain
-from outcome_builders import add_call, make_run, make_suite, traj
+from outcome_builders import make_run, make_suite, two_answers
 
 from agents.trajectory import Status, Trajectory
 from sandbox.cli import main
@@ -173,15 +173,7 @@ def test_tooleyes_ends_a_budget_exhausted_episode_with_its_forced_ending() -> No
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
     suite = make_suite(tmp_path / "suite")
-    return make_run(
-        tmp_path / "runs",
-        suite,
-        "cand",
-        [
-            traj("add", answer="The sum is 5.", calls=[[add_call(2, 3)]], run_id="cand"),
-            traj("open", answer="lovely", calls=[[add_call(2, 3)]], run_id="cand"),
-        ],
-    )
+    return make_run(tmp_path / "runs", suite, "cand", two_answers())
 
 
 def test_reference_protocols_land_beside_the_default_scores(run: Path) -> None:

@@ -10,7 +10,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
-from outcome_builders import add_call, make_run, make_suite, traj
+from outcome_builders import add_call, make_run, make_suite, traj, two_answers
 from pydantic import BaseModel, Field
 
 from agents.trajectory import Status
@@ -76,8 +76,7 @@ def run(tmp_path: Path) -> Path:
         suite,
         "cand",
         [
-            traj("add", answer="The sum is 5.", calls=[[add_call(2, 3)]], run_id="cand"),
-            traj("open", answer="lovely", calls=[[add_call(2, 3)]], run_id="cand"),
+            *two_answers(),
             traj("impossible", status=Status.gave_up, give_up_text="No API.", answer=None),
         ],
     )
