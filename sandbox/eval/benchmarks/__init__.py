@@ -8,13 +8,16 @@ prediction list and reference, a ToolEyes conversation):
 - ``ultratool``, ``ultratool_parse``: UltraTool (``evaluation/utils.py``);
 - ``tooleyes``: ToolEyes' rule-based scores (``Code/Evaluation/util/utils.py``);
 - ``python_expr``: what their ``eval`` calls give, computed without running code;
-- ``rounding``: numpy's ``round(x, 4)``, as their tables print.
+- ``rounding``: numpy's ``round(x, 4)``, as their tables print;
+- ``teval_files``, ``ultratool_files``, ``tooleyes_files``: reading each benchmark's own
+  prediction files (``sandbox rescore --teval|--ultratool|--tooleyes``).
 
 Where the reference code raises on an input (it then has no value), the functions raise
 ``NoReferenceValue`` or complete the rule as each module documents; docs/evaluation.md lists
 every such case. How a trajectory or a probe answer becomes these inputs is the business of the
-step metrics (``sandbox.eval.steps.teval_metrics`` ...) and of the probe. Pure; imports nothing
-of the project but ``eval.steps.similarity``'s text distance.
+step metrics (``sandbox.eval.steps.teval_metrics`` ...) and of the probe. Pure but for the
+``*_files`` modules, which read files; imports no other project module (rapidfuzz for the edit
+distance, networkx for T-Eval's matching).
 """
 
 from __future__ import annotations
