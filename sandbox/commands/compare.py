@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,12 +35,14 @@ from sandbox.commands.judge_options import (
     check_protocol,
     judge_errors,
     judge_settings,
+    judge_tasks,
     open_judge,
     step_selection,
 )
 from sandbox.commands.run import add_run_options, output_console, print_config
 from sandbox.compare.comparison import (
     Comparison,
+    StrategyResult,
     compare_runs_async,
     run_comparison,
     runs_folder,
@@ -47,6 +50,8 @@ from sandbox.compare.comparison import (
 )
 from sandbox.compare.report import write_comparison_report
 from sandbox.errors import ConfigError, RunError
+from sandbox.eval.headline import headline
+from sandbox.eval.judge import judge_text
 from sandbox.store.config import RunConfig
 from sandbox.store.setting import Flag
 
@@ -126,7 +131,8 @@ def _compare(config: CompareConfig, runs: list[str], folder: Path) -> Comparison
     seed = config.seed if not config.runs or "seed" in given else None
 
     async def go() -> Comparison:
-        async with open_judge(scoring, protocol, folder / JUDGE_CACHE_FILE) as judge:
+        tasks = partial(judge_tasks, runs, str(suite) if suite else None)
+        async with open_judge(scoring, protocol, folder / JUDGE_CACHE_FILE, tasks) as judge:
             return await compare_runs_async(
                 runs,
                 suite_path=suite,
@@ -173,6 +179,8 @@ def _show(comparison: Comparison, config: CompareConfig) -> None:
         console.print(win_rate_table(comparison))
     if comparison.paired:
         console.print(paired_table(comparison))
+    if comparison.shared_tasks is not None:
+        console.print(f"the runs share {comparison.shared_tasks} task(s); episodes pair on them")
     for warning in comparison.warnings:
         console.print(f"warning: {warning}")
     if comparison.path:
@@ -204,7 +212,12 @@ def json_line(comparison: Comparison) -> dict[str, Any]:
     line: dict[str, Any] = {
         "comparison": comparison.path,
         "protocol": comparison.protocol,
-        "pass_rate": {s.name: round(s.pass_rate, 6) for s in comparison.strategies},
+        "pass_rate": {
+            s.name: None if s.pass_rate is None else round(s.pass_rate, 6)
+            for s in comparison.strategies
+        },
+        "n": {s.name: s.summary.n for s in comparison.strategies},
+        "shared_tasks": comparison.shared_tasks,
         "runs": {s.name: s.run for s in comparison.strategies},
         "win_rates": {
             row: {col: round(c.win_rate.value, 6) for col, c in cols.items()}
@@ -229,6 +242,8 @@ def json_line(comparison: Comparison) -> dict[str, Any]:
             "tie_rate": round(cell.tie_rate, 6),
         }
     if comparison.judge is not None:
+        line["judge"] = comparison.judge.model
+        line["judge_kind"] = comparison.judge.kind
         line["judge_calls"] = comparison.judge.calls
         line["judge_cost"] = round(comparison.judge.cost, 6)
     return line
@@ -241,6 +256,9 @@ def comparison_table(comparison: Comparison) -> Table:
         title += f" - model {comparison.model}"
     if comparison.seed is not None:
         title += f" - seed {comparison.seed}"
+    title += f" - protocol {comparison.protocol}"
+    if comparison.judge is not None:
+        title += f", judge {judge_text(comparison.judge)}"
     table = Table(title=title)
     table.add_column("agent")
     table.add_column("n", justify="right")
@@ -250,16 +268,12 @@ def comparison_table(comparison: Comparison) -> Table:
     for col in ("model calls", "tool calls", "tokens", "steps", "errors"):
         table.add_column(col, justify="right")
     for s in comparison.strategies:
-        rate = s.summary.pass_rate
-        groups = [
-            f"{s.summary.groups[g].pass_rate.value:.1%}" if g in s.summary.groups else "-"
-            for g in comparison.groups
-        ]
+        groups = [group_rate(s, g) for g in comparison.groups]
         u = s.usage
         table.add_row(
             s.name or s.agent,
             str(s.summary.n),
-            f"{rate.value:.1%} [{rate.low:.0%}-{rate.high:.0%}]",
+            headline(s.summary).text,
             *groups,
             f"{s.per_episode(u.model_calls):.1f}",
             f"{s.per_episode(u.tool_calls):.1f}",
@@ -269,6 +283,16 @@ def comparison_table(comparison: Comparison) -> Table:
         )
     table.caption = "costs are means per episode; errors are infrastructure errors"
     return table
+
+
+def group_rate(strategy: StrategyResult, group: str) -> str:
+    """A group's pass rate in a table cell: ``-`` when the run has no such group, ``n/a`` when
+    nothing in it counts."""
+    summary = strategy.summary.groups.get(group)
+    if summary is None:
+        return "-"
+    rate = headline(summary).pass_rate
+    return "n/a" if rate is None else f"{rate:.1%}"
 
 
 def win_rate_table(comparison: Comparison) -> Table:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,12 +32,14 @@ from sandbox.commands.judge_options import (
     check_protocol,
     judge_errors,
     judge_settings,
+    judge_tasks,
     open_judge,
     step_selection,
 )
 from sandbox.commands.settings_flags import add_settings_flags
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
+from sandbox.eval.headline import headline, rate_or_none
 from sandbox.eval.report import print_table, write_report
 from sandbox.store import RunStore
 from sandbox.store.setting import Flag
@@ -120,7 +123,9 @@ async def evaluate_settings(run: str, settings: EvalSettings) -> RunScores:
     protocol = check_protocol(settings)
     steps = step_selection(settings)
     similarity = _similarity(settings.reason_similarity)
-    async with open_judge(settings, protocol, Path(run) / JUDGE_CACHE_FILE) as judge:
+    cache = Path(run) / JUDGE_CACHE_FILE
+    tasks = partial(judge_tasks, [run, settings.reference], settings.suite)
+    async with open_judge(settings, protocol, cache, tasks) as judge:
         return await evaluate_run_async(
             run,
             settings.suite,
@@ -140,13 +145,17 @@ def evaluate_blocking(run: str, settings: EvalSettings) -> RunScores:
 
 
 def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
+    """The ``--json`` line: the headline (``pass_rate`` and ``pass_rate_ci`` null when no
+    episode counts), then what else the evaluation found."""
     p = scores.pass_rate
+    head = headline(p)
     out: dict[str, Any] = {
         "run": run,
         "protocol": scores.protocol,
         "episodes": scores.episodes,
-        "pass_rate": round(p.pass_rate.value, 6),
-        "pass_rate_ci": [round(p.pass_rate.low, 6), round(p.pass_rate.high, 6)],
+        "n": head.n,
+        "pass_rate": _rounded(head.pass_rate),
+        "pass_rate_ci": (None if head.low is None else [_rounded(head.low), _rounded(head.high)]),
         "by_status": p.by_status,
     }
     if p.sample_rates:
@@ -156,14 +165,20 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
         out["excluded"] = {k: len(v) for k, v in p.excluded.items()}
     if scores.reference is not None:
         w = scores.reference.win
-        out["win_rate"] = round(w.win_rate.value, 6)
-        out["tie_rate"] = round(w.tie_rate, 6)
-        out["tooleval_win_rate"] = round(w.tooleval_win_rate.value, 6)
+        out["win_rate"] = _rounded(rate_or_none(w.win_rate))
+        out["tie_rate"] = round(w.tie_rate, 6) if w.n else None
+        out["tooleval_win_rate"] = _rounded(rate_or_none(w.tooleval_win_rate))
         out["mcnemar_p"] = round(scores.reference.paired.p_value, 6)
     if scores.judge is not None:
+        out["judge"] = scores.judge.model
+        out["judge_kind"] = scores.judge.kind
         out["judge_calls"] = scores.judge.calls
         out["judge_cost"] = round(scores.judge.cost, 6)
     return out
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def report_judge_errors(scores: RunScores) -> list[str]:

@@ -11,7 +11,7 @@ and closes it, with its SQLite request cache.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,8 +19,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.errors import ModelError
+from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
-from sandbox.eval.judge import Judge
+from sandbox.eval.judge import RULES_JUDGE, Judge
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
@@ -36,6 +37,7 @@ __all__ = [
     "check_protocol",
     "judge_errors",
     "judge_settings",
+    "judge_tasks",
     "open_judge",
     "step_selection",
 ]
@@ -57,8 +59,9 @@ class ScoringConfig(BaseModel):
     )
     judge: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
-        description="LLM judge for what the checks and rules cannot decide: an alias from "
-        "models.yaml or openai:<model>@<base_url>.",
+        description="Judge for what the checks and rules cannot decide: an LLM (an alias from "
+        "models.yaml or openai:<model>@<base_url>), or rules-judge, the offline judge that "
+        "answers ToolEval's questions from the task's checks (not an LLM).",
     )
     judge_samples: Annotated[int | None, Flag(metavar="K")] = Field(
         default=None,
@@ -177,8 +180,14 @@ def judge_settings(scoring: ScoringConfig) -> JudgeSettings:
     )
 
 
-def build_judge_model(name: str) -> Any:
-    """An OpenAI-compatible client for the judge, resolved through the model registry."""
+def build_judge_model(name: str, tasks: Callable[[], Sequence[Task]] | None = None) -> Any:
+    """An OpenAI-compatible client for the judge, resolved through the model registry; the
+    built-in ``rules-judge`` is the offline rules endpoint over ``tasks()`` (the suites'
+    tasks the evaluation asks about)."""
+    if name == RULES_JUDGE:
+        from sandbox.eval.tooleval.rules_judge import rules_judge
+
+        return rules_judge(tasks() if tasks is not None else ())
     spec = resolve_model(name, env=os.environ)
     if not spec.remote or not spec.model or not spec.base_url:
         raise ConfigError(
@@ -190,14 +199,21 @@ def build_judge_model(name: str) -> Any:
 
 @asynccontextmanager
 async def open_judge(
-    scoring: ScoringConfig, protocol: EvalProtocol, cache_path: Path
+    scoring: ScoringConfig,
+    protocol: EvalProtocol,
+    cache_path: Path,
+    tasks: Callable[[], Sequence[Task]] | None = None,
 ) -> AsyncIterator[Judge | None]:
-    """The judge of ``--judge`` (None without one), probed once, closed on exit."""
+    """The judge of ``--judge`` (None without one), probed once, closed on exit. ``tasks``
+    gives the tasks the ``rules-judge`` decides from (read only for it); that judge keeps no
+    cache (it answers at once, and a cache would outlive a change of the checks)."""
     if scoring.judge is None:
         yield None
         return
-    model = build_judge_model(scoring.judge)
-    cache = RequestCache(scoring.judge_cache or cache_path) if scoring.judge_cached else None
+    rules = scoring.judge == RULES_JUDGE
+    model = build_judge_model(scoring.judge, tasks)
+    cached = scoring.judge_cached and not rules
+    cache = RequestCache(scoring.judge_cache or cache_path) if cached else None
     try:
         try:
             await model.probe()
@@ -209,11 +225,29 @@ async def open_judge(
         temperature = scoring.judge_temperature
         if temperature is None:
             temperature = protocol.defaults.temperature or 0.0
-        yield Judge(model, cache=cache, temperature=temperature)
+        yield Judge(model, cache=cache, temperature=temperature, kind="rules" if rules else "llm")
     finally:
         await model.aclose()
         if cache is not None:
             cache.close()
+
+
+def judge_tasks(runs: Sequence[str | Path | None], suite: str | None = None) -> list[Task]:
+    """The tasks of the runs' suites (or of ``suite`` when given), once each: what the
+    ``rules-judge`` decides from. A suite that does not load is a ``ConfigError``."""
+    from mock_tools import SuiteError, load_suite
+    from sandbox.store import RunStore
+
+    paths = [Path(suite)] if suite else [RunStore.open(r).suite_path() for r in runs if r]
+    tasks: dict[str, Task] = {}
+    for path in dict.fromkeys(p.resolve() for p in paths):
+        try:
+            loaded = load_suite(path)
+        except SuiteError as e:
+            raise ConfigError(f"rules-judge: cannot load the suite {path}: {e}") from e
+        for task in loaded.tasks:
+            tasks.setdefault(task.id, task)
+    return list(tasks.values())
 
 
 def judge_errors(labels: list[Any], outcomes: list[Any]) -> list[str]:

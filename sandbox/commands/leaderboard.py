@@ -1,4 +1,4 @@
-"""``sandbox leaderboard``: one row per (suite, model, agent) from runs that already exist.
+"""``sandbox leaderboard``: one row per (suite, model, agent, protocol, judge) from existing runs.
 
 sandbox leaderboard                                   # every scored run under runs/
 sandbox leaderboard runs/a runs/b --reference runs/a  # + win and tie rate against runs/a
@@ -78,6 +78,8 @@ def handle(args: argparse.Namespace) -> int:
     board = build_leaderboard(records, reference)
     for s in board.skipped:
         print(f"note: left out {s.run}: {s.reason}", file=sys.stderr)
+    for warning in board.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if not board.rows:
         raise RunError("no scored run to rank (see the notes above)")
     if args.json:
@@ -111,9 +113,10 @@ def _cells(row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool) -> l
         str(row.rank),
         row.model,
         row.agent,
-        str(len(row.runs)),
-        str(row.episodes),
-        _rate(row.pass_rate, row.pass_rate_ci),
+        _scoring(row),
+        _runs(row),
+        str(row.n),
+        row.headline.text if row.headline is not None else "n/a",
     ]
     for k in ks:
         at = row.pass_at_k.get(k)
@@ -122,7 +125,7 @@ def _cells(row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool) -> l
         if row.is_reference:
             cells += ["reference", "", ""]
         elif row.win_rate is None or row.win_rate_ci is None:
-            cells += ["-", "-", "-"]
+            cells += ["n/a" if row.wins is not None else "-", "-", "-"]
         else:
             cells += [
                 _rate(row.win_rate, row.win_rate_ci),
@@ -143,8 +146,24 @@ def _rate(value: float, ci: tuple[float, float]) -> str:
     return f"{100 * value:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
+def _scoring(row: LeaderboardRow) -> str:
+    """How the row's labels were made: the protocol, and the judge when there was one."""
+    judge = row.judge or ""
+    if judge and row.judge_kind == "rules":
+        judge += " (not an LLM)"
+    return row.protocol + (f" / {judge}" if judge else "")
+
+
+def _runs(row: LeaderboardRow) -> str:
+    """Runs pooled, and the distinct samples when repeats made fewer of them."""
+    text = str(len(row.runs))
+    if row.repeats:
+        text += f" ({row.samples} sample{'s' if row.samples != 1 else ''})"
+    return text
+
+
 def _headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
-    heads = ["#", "model", "agent", "runs", "episodes", "pass rate [95% CI]"]
+    heads = ["#", "model", "agent", "scored by", "runs", "n", "pass rate [95% CI]"]
     heads += [f"pass@{k} / pass^{k}" for k in ks]
     if wins:
         heads += ["win rate [95% CI]", "ties", "W/L/T"]
@@ -154,7 +173,7 @@ def _headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
 
 def _short_headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
     """Headers for the terminal: the same columns, narrower."""
-    heads = ["#", "model", "agent", "runs", "eps", "pass rate"]
+    heads = ["#", "model", "agent", "scored by", "runs", "n", "pass rate"]
     heads += [f"@{k} / ^{k}" for k in ks]
     if wins:
         heads += ["win rate", "ties", "W/L/T"]
@@ -178,10 +197,13 @@ def _tables(board: Leaderboard) -> list[Table]:
         ks, dims, wins = _columns(rows, board.headline)
         table = Table(title=title)
         for i, head in enumerate(_short_headers(ks, dims, wins)):
-            table.add_column(head, justify="left" if i in (1, 2) else "right", no_wrap=i != 1)
+            table.add_column(head, justify="left" if i in (1, 2, 3) else "right", no_wrap=i != 1)
         for r in rows:
             table.add_row(*_cells(r, ks, dims, wins))
         caption = "cost, tokens, calls (model) and tools (tool calls) are means per episode"
+        caption += "; n: episodes the pass rate counts"
+        if any(r.repeats for r in rows):
+            caption += "; identical seeded repeats count once (samples)"
         if board.reference:
             caption += f"; win rate against {board.reference} (ToolEval's rules, ties half)"
         table.caption = caption + "; --md shows every step score"
@@ -200,4 +222,12 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         out.append("")
     if board.reference:
         out.append(f"Win rates against `{board.reference}` (ToolEval's rules, ties half).")
+    out.append("n: the episodes the pass rate counts (left out: infrastructure and judge errors).")
+    repeats = [run for r in board.rows for run in r.repeats]
+    if repeats:
+        out.append(
+            "Identical seeded repeats (same seed and trial) count once: " + ", ".join(repeats) + "."
+        )
+    for warning in board.warnings:
+        out.append(f"Warning: {warning}.")
     return "\n".join(out) + "\n"

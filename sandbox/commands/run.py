@@ -196,20 +196,23 @@ def output_console(stream: TextIO) -> Console:
 def result_table(result: RunResult) -> Table:
     from rich.table import Table
 
+    from sandbox.eval.headline import headline
+
     s = result.summary
     table = Table(title=f"run {result.run_id}")
     for col in ("group", "n", "solved", "unsolved", "unsure", "pass rate", "95% CI"):
         table.add_column(col, justify="left" if col == "group" else "right")
     rows = [*s.groups.items(), ("all", s)]
     for name, r in rows:
+        head = headline(r)  # n/a over no episode, never 0.0% with an interval
         table.add_row(
             name,
             str(r.n),
             str(r.solved),
             str(r.unsolved),
             str(r.unsure),
-            f"{r.pass_rate.value:.1%}",
-            f"{r.pass_rate.low:.1%} - {r.pass_rate.high:.1%}",
+            "n/a" if head.pass_rate is None else f"{head.pass_rate:.1%}",
+            "" if head.low is None else f"{head.low:.1%} - {head.high:.1%}",
         )
     if s.by_status:
         table.caption = "by status: " + ", ".join(f"{k} {v}" for k, v in s.by_status.items())

@@ -38,6 +38,7 @@ from mock_tools import Suite, SuiteError, Task, load_suite
 from sandbox.compare.stats import PairedComparison, WinCell, paired_tests, win_cells
 from sandbox.errors import ConfigError
 from sandbox.eval.evaluate import effective_settings
+from sandbox.eval.headline import headline
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
@@ -91,8 +92,9 @@ class StrategyResult(OmitEmpty):
     trajectories: list[Trajectory] = Field(default_factory=list, exclude=True)
 
     @property
-    def pass_rate(self) -> float:
-        return self.summary.pass_rate.value
+    def pass_rate(self) -> float | None:
+        """The run's headline pass rate (``sandbox.eval.headline``); None when nothing counts."""
+        return headline(self.summary).pass_rate
 
     def per_episode(self, total: float) -> float:
         return total / self.episodes if self.episodes else 0.0
@@ -122,6 +124,9 @@ class Comparison(BaseModel):
         default_factory=list, description="Every judged pair (later run as candidate)."
     )
     judge: JudgeUsage | None = None
+    shared_tasks: int | None = Field(
+        default=None, description="Tasks every compared run selected (episodes pair on them)."
+    )
     warnings: list[str] = Field(default_factory=list)
     created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
 
@@ -162,9 +167,11 @@ async def compare_runs_async(
 
     Each run is labelled over the tasks its manifest selected, so a missing episode counts as
     unsolved (or, under ``toolbench``, is dropped and listed). ``suite_path`` overrides the
-    suite location recorded in the manifests; ``seed`` (default: the first run's) seeds the
-    intervals and the judge's coin flips. With ``steps``, each run also gets its step-level
-    scores under those step protocols (``StrategyResult.step_scores``).
+    suite location recorded in the manifests; ``seed`` (default: each run's own for its pass
+    rate, as ``sandbox eval`` uses it, and the first run's for what pairs runs) seeds the
+    intervals and the judge's coin flips. Runs without a task in common are refused
+    (``ConfigError``); ``shared_tasks`` says how many every run has. With ``steps``, each run
+    also gets its step-level scores under those step protocols (``StrategyResult.step_scores``).
     """
     if not runs:
         raise ConfigError("nothing to compare: give at least one run folder")
@@ -172,18 +179,19 @@ async def compare_runs_async(
     settings = settings or JudgeSettings()
     stores = [RunStore.open(r) for r in runs]
     first = stores[0].manifest
-    seed = first.seed if seed is None else seed
+    given_seed, seed = seed, first.seed if seed is None else seed
     suites = [_suite(store, suite_path) for store in stores]
     warnings = _suite_warnings(stores)
     selections = [_selected(store, suite) for store, suite in zip(stores, suites, strict=True)]
     names = _names(stores)
-    _check_overlap(names, selections)
+    shared = _check_overlap(names, selections)
     chosen = steps.resolve() if steps is not None else []
     strategies: list[StrategyResult] = []
     for name, store, suite, tasks in zip(names, stores, suites, selections, strict=True):
-        result = await _strategy(name, store, tasks, proto, judge, settings, seed)
+        own = store.manifest.seed if given_seed is None else given_seed
+        result = await _strategy(name, store, tasks, proto, judge, settings, own)
         if chosen:
-            result.step_scores = _step_scores(result, suite, tasks, seed, chosen)
+            result.step_scores = _step_scores(result, suite, tasks, own, chosen)
         strategies.append(result)
     tasks = _union(selections)
     sides = [RunSide(name=s.name, trajectories=s.trajectories, labels=s.labels) for s in strategies]
@@ -205,6 +213,7 @@ async def compare_runs_async(
         paired=paired,
         outcomes=outcomes,
         judge=judge.usage.model_copy() if judge is not None else None,
+        shared_tasks=shared,
         warnings=warnings,
     )
 
@@ -223,12 +232,16 @@ def _suite_warnings(stores: Sequence[RunStore]) -> list[str]:
     if len(fingerprints) <= 1:
         return []
     listed = ", ".join(
-        f"{s.path} ({s.manifest.suite.name} {s.manifest.suite.fingerprint[:12]})" for s in stores
+        f"{s.path} ({s.manifest.suite.name} {_short(s.manifest.suite.fingerprint)})" for s in stores
     )
     return [
         "the runs used different suites (or suite versions): episodes are paired by task id, "
         f"but tool behaviour was not identical across runs: {listed}"
     ]
+
+
+def _short(fingerprint: str) -> str:
+    return fingerprint.removeprefix("sha256:")[:12]
 
 
 def _selected(store: RunStore, suite: Suite) -> list[Task]:
@@ -238,8 +251,9 @@ def _selected(store: RunStore, suite: Suite) -> list[Task]:
     return chosen or select_tasks(suite.tasks, m.config.tasks)
 
 
-def _check_overlap(names: Sequence[str], selections: Sequence[Sequence[Task]]) -> None:
-    """Two runs without a task id in common have nothing to compare: a ``ConfigError``."""
+def _check_overlap(names: Sequence[str], selections: Sequence[Sequence[Task]]) -> int:
+    """How many task ids every run selected; two runs without a task id in common have nothing
+    to compare: a ``ConfigError``."""
     ids = [{t.id for t in tasks} for tasks in selections]
     for (i, a), (j, b) in combinations(enumerate(ids), 2):
         if not a & b:
@@ -247,6 +261,7 @@ def _check_overlap(names: Sequence[str], selections: Sequence[Sequence[Task]]) -
                 f"runs {names[i]} and {names[j]} have no task id in common (episodes are paired "
                 "by task id): compare runs over the same tasks"
             )
+    return len(set.intersection(*ids)) if ids else 0
 
 
 def _union(selections: Sequence[Sequence[Task]]) -> list[Task]:

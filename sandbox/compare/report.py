@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.compare.comparison import Comparison
-from sandbox.eval.report import pct, rate_text, step_rows
+from sandbox.compare.comparison import Comparison, StrategyResult
+from sandbox.eval.judge import judge_text
+from sandbox.eval.report import pct, rate_text, remove_plots, step_rows
 from sandbox.eval.stats import Interval
 
 __all__ = ["differing_tasks_markdown", "render_comparison_markdown", "write_comparison_report"]
+
+COMPARISON_PLOTS = ("pass_rate.png", "cost_vs_pass.png")
+"""The PNGs a comparison draws into its folder."""
 
 
 def render_comparison_markdown(comparison: Comparison) -> str:
@@ -32,7 +36,11 @@ def _header(comparison: Comparison) -> list[str]:
     if comparison.seed is not None:
         about += f", seed {comparison.seed}"
     about += f", protocol `{comparison.protocol}`"
+    if comparison.judge is not None:
+        about += f", judge {judge_text(comparison.judge)}"
     lines = [f"# Comparison {comparison.id}", "", about + "."]
+    if comparison.shared_tasks is not None:
+        lines += ["", f"The runs share {comparison.shared_tasks} task(s); episodes pair on them."]
     for warning in comparison.warnings:
         lines += ["", f"**Warning:** {warning}"]
     if comparison.path:
@@ -51,10 +59,7 @@ def _pass_rate_section(comparison: Comparison) -> list[str]:
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for s in comparison.strategies:
-        per_group = [
-            f"{s.summary.groups[g].pass_rate.value:.1%}" if g in s.summary.groups else "-"
-            for g in groups
-        ]
+        per_group = [_group_rate(s, g) for g in groups]
         row = [
             s.name or s.agent,
             str(s.summary.n),
@@ -71,6 +76,13 @@ def _pass_rate_section(comparison: Comparison) -> list[str]:
                 f"({reason}): {', '.join(episodes[:20])}"
             )
     return lines
+
+
+def _group_rate(strategy: StrategyResult, group: str) -> str:
+    summary = strategy.summary.groups.get(group)
+    if summary is None:
+        return "-"
+    return "n/a" if summary.n == 0 else f"{summary.pass_rate.value:.1%}"
 
 
 def _win_rate_section(comparison: Comparison) -> list[str]:
@@ -164,12 +176,13 @@ def write_comparison_report(comparison: Comparison, *, plots: bool = True) -> li
     report = folder / "report.md"
     report.write_text(render_comparison_markdown(comparison), encoding="utf-8")
     written = [report]
+    remove_plots(folder, COMPARISON_PLOTS)  # no plot outlives the figures it showed
     if plots:
         from sandbox.eval.plots import plot_cost_vs_pass, plot_rates  # matplotlib only here
 
         rates = [(s.name or s.agent, s.summary.pass_rate) for s in comparison.strategies]
         written.append(
-            plot_rates(rates, folder / "pass_rate.png", title="pass rate per strategy (95% CI)")
+            plot_rates(rates, folder / COMPARISON_PLOTS[0], title="pass rate per strategy (95% CI)")
         )
         points = [
             (s.name or s.agent, s.per_episode(s.usage.model_calls), s.summary.pass_rate)
@@ -178,7 +191,7 @@ def write_comparison_report(comparison: Comparison, *, plots: bool = True) -> li
         written.append(
             plot_cost_vs_pass(
                 points,
-                folder / "cost_vs_pass.png",
+                folder / COMPARISON_PLOTS[1],
                 xlabel="model calls per episode",
                 title="cost against pass rate",
             )

@@ -29,7 +29,7 @@ from agents.trajectory import Trajectory
 from mock_tools.errors import SuiteError
 from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
-from sandbox.errors import RunError
+from sandbox.errors import ConfigError, RunError
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.paired import paired_test
@@ -307,17 +307,40 @@ def _scored_run(run_dir: str | Path, suite: Suite | str | Path | None, seed: int
     return _Scored(run, loaded, tasks, keys, trajs, notes, seed)
 
 
+def _open_reference(scored: _Scored, reference_run: str | Path) -> LoadedRun:
+    """The reference run, checked before anything is labelled: it must share a task with the
+    run (``ConfigError`` when none), and the notes say how many and, when the suite versions
+    differ, name both."""
+    ref = load_run(reference_run)
+    ids = {t.id for t in scored.tasks}
+    theirs = {str(k[0]) for k in ref.manifest.episodes} or {t.scenario_id for t in ref.trajectories}
+    shared = len(ids & theirs)
+    run_id, ref_id = scored.run.manifest.run_id, ref.manifest.run_id
+    if not shared:
+        raise ConfigError(
+            f"run {run_id} and the reference {ref_id} share no task (episodes pair by task "
+            "id): there is nothing to compare"
+        )
+    scored.notes.append(
+        f"{shared} task(s) shared with the reference {ref_id} (of {len(ids)} in this run, "
+        f"{len(theirs)} in the reference)"
+    )
+    mine, other = scored.run.manifest.suite, ref.manifest.suite
+    if mine.fingerprint != other.fingerprint:
+        scored.notes.append(
+            f"warning: the reference {ref_id} ran on suite {other.name} "
+            f"({other.fingerprint.removeprefix('sha256:')[:12]}), this run on suite {mine.name} "
+            f"({mine.fingerprint.removeprefix('sha256:')[:12]}): tool behaviour was not "
+            "identical for the two runs"
+        )
+    return ref
+
+
 async def _reference(
-    request: _Request, scored: _Scored, labels: list[EpisodeLabel], reference_run: str | Path
+    request: _Request, scored: _Scored, labels: list[EpisodeLabel], ref: LoadedRun
 ) -> ReferenceComparison:
     """The comparison with the reference run, whose episodes are labelled over what it planned
     itself (of the candidate's tasks), as ``sandbox compare`` labels every run."""
-    ref = load_run(reference_run)
-    if ref.manifest.suite.fingerprint != scored.run.manifest.suite.fingerprint:
-        scored.notes.append(
-            f"the reference run {ref.manifest.run_id} used another suite version: tool "
-            "behaviour was not identical for the two runs"
-        )
     ids = {t.id for t in scored.tasks}
     ref_trajs = [t for t in ref.trajectories if t.scenario_id in ids]
     ref_keys = [k for k in run_tasks(ref, scored.suite)[1] if k[0] in ids]
@@ -339,11 +362,14 @@ async def _evaluate_run(
     run_dir: str | Path, suite: Suite | str | Path | None, request: _Request
 ) -> RunScores:
     scored = _scored_run(run_dir, suite, request.seed)
+    ref = None
+    if request.reference_run is not None:  # checked before the judge is asked anything
+        ref = _open_reference(scored, request.reference_run)
     proto, judge = request.protocol, request.judge
     labels = await proto.label(scored.trajs, scored.tasks, scored.keys, judge, request.settings)
     reference = None
-    if request.reference_run is not None:
-        reference = await _reference(request, scored, labels, request.reference_run)
+    if ref is not None:
+        reference = await _reference(request, scored, labels, ref)
     steps = step_reports(
         scored.trajs, scored.tasks, scored.suite, scored.seed, request.steps, request.similarity
     )

@@ -27,9 +27,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agents.errors import ModelError
 from agents.model import Message, Model, Turn
@@ -41,9 +41,12 @@ __all__ = [
     "ATTEMPT_SEED_STRIDE",
     "DEFAULT_ATTEMPTS",
     "DEFAULT_TEMPERATURE",
+    "RULES_JUDGE",
     "Judge",
     "JudgeError",
+    "JudgeKind",
     "JudgeUsage",
+    "judge_text",
     "reply_arguments",
 ]
 
@@ -53,6 +56,11 @@ DEFAULT_ATTEMPTS = 3
 """ToolEval's ``@retry(stop=stop_after_attempt(3))`` on ``function_call``."""
 ATTEMPT_SEED_STRIDE = 1_000_000
 DEFAULT_CONCURRENCY = 4
+RULES_JUDGE = "rules-judge"
+"""The offline judge that answers from the task's checks (``tooleval.rules_judge``)."""
+
+JudgeKind = Literal["llm", "rules"]
+"""``llm``: a model answers; ``rules``: ``rules-judge``, deterministic rules, not an LLM."""
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
@@ -66,6 +74,9 @@ class JudgeUsage(BaseModel):
     """The judge's own consumption, reported apart from the agents'."""
 
     model: str
+    kind: JudgeKind = Field(
+        default="llm", description="llm, or rules: rules-judge, which is not an LLM."
+    )
     calls: int = 0
     cache_hits: int = 0
     invalid_replies: int = 0
@@ -73,6 +84,13 @@ class JudgeUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+
+
+def judge_text(usage: JudgeUsage) -> str:
+    """The judge as every output names it: a rules judge says it is not an LLM."""
+    if usage.kind == "rules":
+        return f"{usage.model} (rules from the task's checks, not an LLM)"
+    return usage.model
 
 
 def reply_arguments(turn: Turn, function: str) -> dict[str, Any] | None:
@@ -106,6 +124,7 @@ class Judge:
         temperature: float = DEFAULT_TEMPERATURE,
         attempts: int = DEFAULT_ATTEMPTS,
         concurrency: int = DEFAULT_CONCURRENCY,
+        kind: JudgeKind = "llm",
     ) -> None:
         if attempts < 1 or concurrency < 1:
             raise ValueError("attempts and concurrency must be at least 1")
@@ -113,7 +132,7 @@ class Judge:
         self.cache = cache
         self.temperature = temperature
         self.attempts = attempts
-        self.usage = JudgeUsage(model=model.name)
+        self.usage = JudgeUsage(model=model.name, kind=kind)
         self._limit = asyncio.Semaphore(concurrency)
 
     async def ask(

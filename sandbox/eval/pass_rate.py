@@ -252,7 +252,16 @@ def label_expected(
     return out
 
 
-def _rate(labels: Sequence[EpisodeLabel], seed: int) -> RateSummary:
+def counts(label: EpisodeLabel) -> bool:
+    """Whether the episode counts in the pass rate (``excluded`` unset): the one rule every
+    summary of a run applies (``summarise`` and the leaderboard's pooled rows)."""
+    return label.excluded is None
+
+
+def rate_summary(labels: Sequence[EpisodeLabel], seed: int) -> RateSummary:
+    """Counts and the mean score of ``labels`` (those that count) with the task-clustered
+    bootstrap interval; over no label the rate is ``n`` 0 (shown ``n/a``,
+    ``sandbox.eval.headline``)."""
     counts = Counter(lb.label for lb in labels)
     return RateSummary(
         n=len(labels),
@@ -298,19 +307,19 @@ def summarise(
     for task in tasks:
         if task.id not in seen:
             every.append(label_episode(None, task))
-    kept = [lb for lb in every if lb.excluded is None]
+    kept = [lb for lb in every if counts(lb)]
     excluded: dict[str, list[str]] = {}
     for lb in every:
         if lb.excluded is not None:
             excluded.setdefault(lb.excluded, []).append(lb.episode)
-    overall = _rate(kept, seed)
+    overall = rate_summary(kept, seed)
     groups: dict[str, list[EpisodeLabel]] = {}
     for lb in kept:
         groups.setdefault(task_by_id[lb.task_id].group, []).append(lb)
     rates = sample_rates(kept)
     return PassSummary(
         **overall.model_dump(),
-        groups={g: _rate(v, seed) for g, v in sorted(groups.items())},
+        groups={g: rate_summary(v, seed) for g, v in sorted(groups.items())},
         by_status=dict(sorted(Counter(lb.status for lb in every).items())),
         by_method=dict(sorted(Counter(lb.method for lb in kept).items())),
         infra_errors=sum(lb.infra_error for lb in every),

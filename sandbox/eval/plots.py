@@ -1,5 +1,6 @@
 """PNG plots of a run or a comparison, with matplotlib's object API (Agg, no pyplot state).
 
+A rate over no episode (``n`` 0) is drawn as what it is, ``n/a``: no bar, no point, no interval.
 Imports matplotlib; nothing imports it but the report writers.
 """
 
@@ -11,9 +12,11 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from sandbox.eval.headline import NOT_AVAILABLE
 from sandbox.eval.stats import Interval
 
 _METADATA = {"Software": None}
+_NOTHING = Interval(value=0.0, low=0.0, high=0.0, n=0)
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -37,8 +40,12 @@ def plot_rates(
     fig = Figure(figsize=(max(4.0, 0.9 * len(entries) + 2), 3.6))
     ax = fig.add_subplot()
     labels = [f"{name}\n(n={iv.n})" for name, iv in entries]
-    values = [iv.value for _, iv in entries]
-    ax.bar(labels, values, yerr=_errors([iv for _, iv in entries]), capsize=4, color="#4C72B0")
+    values = [iv.value if iv.n else 0.0 for _, iv in entries]
+    errors = _errors([iv if iv.n else _NOTHING for _, iv in entries])
+    ax.bar(labels, values, yerr=errors, capsize=4, color="#4C72B0")
+    for x, (_, iv) in enumerate(entries):
+        if iv.n == 0:
+            ax.text(x, 0.02, NOT_AVAILABLE, ha="center", va="bottom")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -66,6 +73,9 @@ def plot_cost_vs_pass(
     """One point per run (or group): cost on x, pass rate with its interval on y."""
     fig = Figure(figsize=(5.0, 3.8))
     ax = fig.add_subplot()
+    points = [p for p in points if p[2].n > 0]
+    if not points:
+        ax.text(0.5, 0.5, f"pass rate {NOT_AVAILABLE}: no episode counts", ha="center")
     for name, cost, iv in points:
         ax.errorbar(
             [cost], [iv.value], yerr=_errors([iv]), fmt="o", capsize=4, label=f"{name} (n={iv.n})"

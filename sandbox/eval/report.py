@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.table import Table
 
 from sandbox.eval.evaluate import RunScores
+from sandbox.eval.headline import rate_cell
+from sandbox.eval.judge import judge_text
 from sandbox.eval.pass_rate import PassSummary
 from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
@@ -59,13 +61,14 @@ def _write_atomic(path: Path, data: str | bytes) -> None:
 
 
 def pct(iv: Interval) -> str:
-    return f"{100 * iv.value:.1f}% [{100 * iv.low:.1f}, {100 * iv.high:.1f}]"
+    """A rate with its interval (``n/a`` over no episode: ``headline.rate_cell``)."""
+    return rate_cell(iv)
 
 
 def rate_text(p: PassSummary) -> str:
     """The pass rate with its interval, and with judge samples their standard deviation."""
-    text = pct(p.pass_rate)
-    if p.sample_rates:
+    text = rate_cell(p.pass_rate)
+    if p.sample_rates and p.pass_rate.n:
         text += f" ± {100 * (p.sample_std or 0.0):.1f} (std over {len(p.sample_rates)} samples)"
     return text
 
@@ -124,8 +127,9 @@ def _header(scores: RunScores, view_command: str | None) -> list[str]:
         f"Suite **{scores.suite.get('name', '')}** (fingerprint "
         f"`{scores.suite.get('fingerprint', '')[:12]}`), agent **{scores.agent}**, "
         f"model **{scores.model}**; {scores.tasks} tasks x {scores.trials} trial(s) = "
-        f"{scores.episodes} episodes. Protocol **{scores.protocol}**. Intervals are 95% seeded "
-        "bootstrap intervals over tasks.",
+        f"{scores.episodes} episodes. Protocol **{scores.protocol}**"
+        + (f", judge **{judge_text(scores.judge)}**" if scores.judge is not None else "")
+        + ". Intervals are 95% seeded bootstrap intervals over tasks.",
     ]
     if view_command:
         out += ["", f"Browse its episodes, trees and scores: `{view_command}`"]
@@ -259,7 +263,7 @@ def _judge_section(scores: RunScores) -> list[str]:
         "",
         "## Judge (reported apart)",
         "",
-        f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
+        f"Model {judge_text(j)}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
         f"invalid replies, {j.errors} errors, tokens {j.prompt_tokens + j.completion_tokens}, "
         f"cost {j.cost:.4f}.{how}",
     ]
@@ -312,9 +316,21 @@ def _kv(d: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in d.items())
 
 
+PLOTS = (PASS_PLOT, STEP_PLOT, COST_PLOT)
+"""Every PNG ``write_report`` may draw into a run folder."""
+
+
+def remove_plots(folder: Path, names: tuple[str, ...] = PLOTS) -> None:
+    """Remove plots of earlier scores: a plot never shows numbers other than ``scores.json``'s,
+    so new scores drawn without plots (``--no-plots``), or without one of them, leave none."""
+    for name in names:
+        (folder / name).unlink(missing_ok=True)
+
+
 def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) -> list[Path]:
-    """Write scores.json, report.md and (unless ``plots=False``) the PNGs; return the paths
-    (a bulk job: the cyclic collector is paused for it, ``sandbox.store.gc_pause``)."""
+    """Write scores.json, report.md and (unless ``plots=False``) the PNGs; return the paths.
+    Plots of earlier scores that these do not draw again are removed (``remove_plots``). A bulk
+    job: the cyclic collector is paused for it (``sandbox.store.gc_pause``)."""
     with paused_gc():
         return _write_report(Path(run_dir), scores, plots)
 
@@ -322,6 +338,7 @@ def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) 
 def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
+    remove_plots(folder)  # first: no plot of earlier scores outlives them, whatever happens next
     _write_atomic(written[0], scores_json(scores))
     answers = scores.answers()
     if answers is None:
@@ -368,14 +385,16 @@ def print_table(scores: RunScores, console: Console) -> None:
     if scores.judge is not None:
         j = scores.judge
         console.print(
-            f"judge {j.model}: {j.calls} calls, {j.cache_hits} cached, {j.invalid_replies} "
+            f"judge {judge_text(j)}: {j.calls} calls, {j.cache_hits} cached, {j.invalid_replies} "
             f"invalid, {j.prompt_tokens + j.completion_tokens} tokens, cost {j.cost:.4f}"
         )
 
 
 def _pass_table(scores: RunScores) -> Table:
+    judged = f", judge {judge_text(scores.judge)}" if scores.judge is not None else ""
     table = Table(
-        title=f"{scores.run_id}: {scores.agent} / {scores.model} (protocol {scores.protocol})"
+        title=f"{scores.run_id}: {scores.agent} / {scores.model} "
+        f"(protocol {scores.protocol}{judged})"
     )
     for col in ("scope", "n", "solved", "unsure", "unsolved", "pass rate [95% CI]"):
         table.add_column(col, justify="left" if col == "scope" else "right")

@@ -34,6 +34,7 @@ from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task, load_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import evaluate_run_async, run_blocking
+from sandbox.eval.headline import headline
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
@@ -77,15 +78,18 @@ class RunResult(BaseModel):
     note: str | None = Field(default=None, description="Why the run stopped early, if it did.")
 
     @property
-    def pass_rate(self) -> float:
-        return self.summary.pass_rate.value
+    def pass_rate(self) -> float | None:
+        """The headline pass rate (``sandbox.eval.headline``): None when no episode counts."""
+        return headline(self.summary).pass_rate
 
     def json_summary(self) -> dict[str, Any]:
-        """The one-line summary of ``sandbox run --json``."""
+        """The one-line summary of ``sandbox run --json`` (``pass_rate`` null over no episode)."""
+        rate = self.pass_rate
         return {
             "run": self.path,
             "episodes": self.episodes,
-            "pass_rate": round(self.pass_rate, 6),
+            "n": self.summary.n,
+            "pass_rate": None if rate is None else round(rate, 6),
             "by_status": self.summary.by_status,
             "model_calls": self.usage.model_calls,
             "tokens": self.usage.tokens,

@@ -7,7 +7,8 @@ the runs found, never joined to a path, so no request can name a folder outside 
 
 Listing reads ``manifest.json`` and ``scores.json`` and nothing else (a run still going also has
 its finished lines counted). Of ``scores.json`` it validates the summary only (``ScoresHead``:
-the fields of ``RunScores`` the index shows), not the label of every episode; the whole
+the fields of ``RunScores`` the index shows, the pass rate shown through
+``sandbox.eval.headline`` as every command shows it), not the label of every episode; the whole
 ``RunScores`` is read when a page asks for it (``RunRecord.scores``). Each run's reading is
 cached against the two files' size and
 modification time (and the trajectories file's, for the count of a run still going), so a page
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores
+from sandbox.eval.headline import Headline, headline
 from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
 from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, EpisodeKey, Manifest, RunStore
@@ -42,6 +44,8 @@ ScoresHead: Any = create_model(  # type: ignore[call-overload]
     "ScoresHead",
     __config__=ConfigDict(extra="ignore"),
     **{f: (RunScores.model_fields[f].annotation, ...) for f in ("episodes", "pass_rate", "usage")},
+    **{f: (RunScores.model_fields[f].annotation, None) for f in ("judge",)},
+    protocol=(str, "default"),
 )
 """The part of ``RunScores`` the index shows, typed as ``RunScores`` types it."""
 
@@ -65,7 +69,14 @@ class RunEntry(BaseModel):
         default=None, description="Episodes with a trajectory (None when not counted)."
     )
     scored: bool = Field(default=False, description="scores.json is there and readable.")
-    pass_rate: Interval | None = None
+    protocol: str | None = Field(default=None, description="The evaluation protocol scored.")
+    judge: str | None = Field(default=None, description="The judge of the labels, if any.")
+    pass_rate: Interval | None = Field(
+        default=None, description="scores.json's pass rate as stored (n 0: see headline)."
+    )
+    headline: Headline | None = Field(
+        default=None, description="The pass rate as every output shows it (n/a over nothing)."
+    )
     cost: float | None = None
     tokens: int | None = None
     model_calls: int | None = None
@@ -168,7 +179,10 @@ def read_record(path: Path, key: str) -> RunRecord:
     if scores is not None and manifest.status != "running":
         u = scores.usage
         entry.scored = True
+        entry.protocol = scores.protocol
+        entry.judge = scores.judge.model if scores.judge is not None else None
         entry.pass_rate = scores.pass_rate.pass_rate
+        entry.headline = headline(scores.pass_rate)
         entry.finished = scores.pass_rate.n - scores.pass_rate.missing
         entry.episodes = entry.episodes or scores.episodes
         entry.cost, entry.tokens = u.cost, u.tokens

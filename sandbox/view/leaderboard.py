@@ -1,17 +1,26 @@
-"""The leaderboard: one row per (suite, model, agent) over runs that already exist.
+"""The leaderboard: one row per (suite, model, agent, protocol, judge) over runs that exist.
 
 Rows are built from each run's ``scores.json`` (labels, usage, step scores); only the win rate
-against a reference run reads trajectories (ToolEval's rules look at the steps). Runs of one
-(suite, model, agent) are pooled: their episodes count as trials of the same tasks.
+against a reference run reads trajectories (ToolEval's rules look at the steps). Runs pool only
+when they share the suite (name and content fingerprint), the model, the agent, the evaluation
+protocol and the judge: runs scored under different protocols or judges are different rows.
 
-- ``pass_rate``: the mean over tasks of each task's mean score (solved 1, unsure 0.5, unsolved
-  0): with one episode per task, or the same number for every task, it is the plain mean over
-  episodes, as in ``scores.json``. Its 95% interval is a seeded bootstrap over tasks (a cluster
-  bootstrap when tasks have several episodes).
-- ``pass_at_k`` / ``pass_hat_k``: for k up to the fewest episodes of any task, when that is > 1.
+- The headline (``pass_rate``, ``pass_rate_ci``, ``n``, ``excluded``; ``headline``) is
+  ``sandbox.eval.headline``'s, the one ``sandbox eval`` prints: a row of one run shows that
+  run's ``scores.json`` figure as it is; a row of several pools their episodes under the same
+  rule (the episodes that count, ``pass_rate.counts``; the mean score with the task-clustered
+  bootstrap interval, ``pass_rate.rate_summary``). Over no episode it is ``None`` (``n/a``).
+- Distinct samples: an episode is the sample ``(task, run seed, trial)``. Runs that repeat a
+  sample another run of the row holds (the same seed and trial: an identical seeded repeat)
+  count it once, from the newest run; ``repeats`` names them and ``samples`` counts the distinct
+  ``(seed, trial)`` samples. So pass@k / pass^k (k up to the fewest distinct samples of any
+  task, when that is > 1) are never computed over copies of one sample.
 - ``win_rate`` / ``tie_rate`` against ``reference``: every episode paired with the reference
-  run's episode of the same task and trial (tasks both selected), ToolEval's rules deciding; a
-  tie counts half in ``win_rate``.
+  run's episode of the same task and trial (tasks both selected; ``shared_tasks`` says how
+  many), ToolEval's rules deciding; a tie counts half in ``win_rate``. A row that shares no
+  task with the reference gets none, with a warning; when no row shares a task with it,
+  ``build_leaderboard`` refuses (``ConfigError``). Rows of another suite version get none
+  either, and a warning names both fingerprints.
 - ``cost_usd``, ``tokens``, ``model_calls``, ``tool_calls``: means per episode (trajectory).
 - ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count:
   the default step protocol's measures and those of metrics added to it (``METRIC.MEASURE``),
@@ -19,23 +28,26 @@ against a reference run reads trajectories (ToolEval's rules look at the steps).
   metric, for narrow tables).
 
 A suite is its name and content fingerprint: runs on different suites, or on different
-versions of one suite, are ranked apart and never in one ranking. Within a suite: pass rate,
-then win rate, then the cheaper (cost, then tokens per episode) first. Runs without a readable
-``scores.json`` are skipped, with the reason. May import ``sandbox.store``, ``sandbox.eval`` and
-``sandbox.view.catalog``.
+versions of one suite, are ranked apart and never in one ranking. Within a suite: pass rate
+(rows without one last), then win rate, then the cheaper (cost, then tokens per episode) first.
+Runs without a readable ``scores.json`` are skipped, with the reason. May import
+``sandbox.store``, ``sandbox.eval`` and ``sandbox.view.catalog``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from sandbox.errors import RunError
+from sandbox.errors import ConfigError, RunError
 from sandbox.eval.evaluate import trial_rates
-from sandbox.eval.pass_rate import EpisodeLabel
-from sandbox.eval.stats import Interval, bootstrap_ci
+from sandbox.eval.headline import Headline, headline
+from sandbox.eval.pass_rate import EpisodeLabel, counts, rate_summary
+from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.dimensions import headline_dimensions, qualified, step_dimensions
 from sandbox.eval.win_rate import PairOutcome, compare_episode, episode_facts, summarise_wins
@@ -51,16 +63,37 @@ class LeaderboardRow(BaseModel):
     suite_fingerprint: str
     model: str
     agent: str
+    protocol: str = Field(default="default", description="The evaluation protocol of the labels.")
+    judge: str | None = Field(
+        default=None, description="The judge the labels came from (None: rules and checks only)."
+    )
+    judge_kind: str | None = Field(
+        default=None, description="llm, or rules: rules-judge, which is not an LLM."
+    )
     runs: list[str] = Field(description="Run folders pooled in this row.")
     keys: list[str] = Field(description="The same runs as the viewer names them.")
-    episodes: int
+    samples: int = Field(default=1, description="Distinct (seed, trial) samples pooled.")
+    repeats: list[str] = Field(
+        default_factory=list,
+        description="Runs repeating a sample of a newer run of the row (same seed and trial): "
+        "those episodes are counted once.",
+    )
+    episodes: int = Field(description="Distinct episodes labelled (left-out ones included).")
+    n: int = Field(default=0, description="Episodes the pass rate counts.")
     tasks: int
-    trials: int = Field(description="The most episodes any task has.")
-    pass_rate: float
-    pass_rate_ci: tuple[float, float]
+    trials: int = Field(description="The most distinct samples any task has.")
+    pass_rate: float | None = Field(description="None when no episode counts (n/a).")
+    pass_rate_ci: tuple[float, float] | None
+    excluded: dict[str, int] = Field(
+        default_factory=dict, description="Episodes left out of the pass rate, by reason."
+    )
+    headline: Headline | None = Field(default=None, description="The pass rate as shown.")
     pass_at_k: dict[str, float] = Field(default_factory=dict)
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
     is_reference: bool = False
+    shared_tasks: int | None = Field(
+        default=None, description="Tasks this row shares with the reference run."
+    )
     win_rate: float | None = None
     win_rate_ci: tuple[float, float] | None = None
     tie_rate: float | None = None
@@ -93,36 +126,93 @@ class Leaderboard(BaseModel):
         description="The one dimension per step metric a narrow table shows (its headline).",
     )
     skipped: list[SkippedRun] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list, description="What the reader must know (win rates not computed)."
+    )
 
     def suites(self) -> list[tuple[str, str]]:
         """(name, fingerprint) of each ranking, in the order of the rows."""
         return list(dict.fromkeys((r.suite, r.suite_fingerprint) for r in self.rows))
 
 
-def _labels(record: RunRecord) -> list[EpisodeLabel]:
-    assert record.scores is not None
-    return list(record.scores.labels)
+@dataclass
+class _Pool:
+    """The runs of one row, newest first, each with the labels of its distinct samples."""
+
+    runs: list[tuple[RunRecord, list[EpisodeLabel]]]
+    repeats: list[str]
+
+    @property
+    def labels(self) -> list[EpisodeLabel]:
+        return [lb for _, labels in self.runs for lb in labels]
+
+    def whole_run(self) -> RunRecord | None:
+        """The one run the row holds whole (its headline is that run's), if so."""
+        if len(self.runs) != 1:
+            return None
+        record, labels = self.runs[0]
+        assert record.scores is not None
+        return record if len(labels) == len(record.scores.labels) else None
 
 
-def _pass_rate(labels: Sequence[EpisodeLabel], seed: int) -> tuple[float, tuple[float, float]]:
-    per_task: dict[str, list[float]] = {}
-    for lb in labels:
-        per_task.setdefault(lb.task_id, []).append(lb.score)
-    means = [sum(v) / len(v) for v in per_task.values()]
-    iv = bootstrap_ci(means, seed=seed)
-    return iv.value, (iv.low, iv.high)
+def judge_label(record: RunRecord) -> str | None:
+    """The judge a run's labels came from, as rows key and show it (None: no judge)."""
+    judge = record.scores.judge if record.scores is not None else None
+    return judge.model if judge is not None else None
 
 
-def _outcomes(record: RunRecord, reference: RunRecord) -> list[PairOutcome]:
-    ref_labels = {(lb.task_id, lb.trial): lb for lb in _labels(reference)}
-    labels = {(lb.task_id, lb.trial): lb for lb in _labels(record)}
-    common = {k[0] for k in ref_labels} & {k[0] for k in labels}
-    keys: list[EpisodeKey] = [k for k in dict.fromkeys([*labels, *ref_labels]) if k[0] in common]
+def _seed(record: RunRecord) -> int:
+    return record.manifest.seed if record.manifest is not None else 0
+
+
+def _distinct(group: Sequence[RunRecord]) -> _Pool:
+    """Each run's labels of samples no newer run of the group holds (see the module doc)."""
+    newest = sorted(
+        group,
+        key=lambda r: (-(r.entry.started_at.timestamp() if r.entry.started_at else 0.0), r.path),
+    )
+    seen: set[tuple[str, int, int]] = set()
+    pool = _Pool([], [])
+    for record in newest:
+        assert record.scores is not None
+        seed = _seed(record)
+        labels = record.scores.labels
+        mine = [lb for lb in labels if (lb.task_id, seed, lb.trial) not in seen]
+        if len(mine) < len(labels):
+            pool.repeats.append(str(record.path))
+        seen.update((lb.task_id, seed, lb.trial) for lb in labels)
+        if mine:
+            pool.runs.append((record, mine))
+    return pool
+
+
+def _headline(pool: _Pool) -> tuple[Headline, dict[str, float], dict[str, float]]:
+    """The row's headline and pass@k / pass^k: a whole single run's own, else pooled."""
+    whole = pool.whole_run()
+    if whole is not None and whole.scores is not None:
+        scores = whole.scores
+        return headline(scores.pass_rate), scores.pass_at_k, scores.pass_hat_k
+    labels = pool.labels
+    seeds = {_seed(r) for r, _ in pool.runs}
+    counted = [lb for lb in labels if counts(lb)]
+    excluded = Counter(lb.excluded for lb in labels if lb.excluded is not None)
+    rate = rate_summary(counted, seeds.pop() if len(seeds) == 1 else 0)
+    at_k, hat_k = trial_rates(counted)
+    return headline(rate, excluded=dict(sorted(excluded.items()))), at_k, hat_k
+
+
+def _outcomes(
+    record: RunRecord, labels: Sequence[EpisodeLabel], reference: RunRecord
+) -> list[PairOutcome]:
+    ref_labels = {(lb.task_id, lb.trial): lb for lb in reference.labels.values()}
+    mine = {(lb.task_id, lb.trial): lb for lb in labels}
+    common = {k[0] for k in ref_labels} & {k[0] for k in mine}
+    keys: list[EpisodeKey] = [k for k in dict.fromkeys([*mine, *ref_labels]) if k[0] in common]
     trajs = {(t.scenario_id, t.trial): t for t in read_trajectories(record.path)}
     ref_trajs = {(t.scenario_id, t.trial): t for t in read_trajectories(reference.path)}
     return [
         compare_episode(
-            episode_facts(trajs.get(k), labels.get(k)),
+            episode_facts(trajs.get(k), mine.get(k)),
             episode_facts(ref_trajs.get(k), ref_labels.get(k)),
             k[0],
             k[1],
@@ -154,29 +244,36 @@ def step_intervals(report: StepReport) -> list[tuple[str, Interval]]:
     return out
 
 
-def _row(group: list[RunRecord], reference: RunRecord | None) -> LeaderboardRow:
-    first = group[0].entry
-    labels = [lb for r in group for lb in _labels(r)]
-    seeds = {r.manifest.seed for r in group if r.manifest is not None}
-    seed = seeds.pop() if len(seeds) == 1 else 0
-    rate, ci = _pass_rate(labels, seed)
-    at_k, hat_k = trial_rates(labels)
+def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, _Pool]:
+    first = group[0]
+    pool = _distinct(group)
+    head, at_k, hat_k = _headline(pool)
+    labels = pool.labels
     per_task = Counter(lb.task_id for lb in labels)
-    trajectories = sum(r.scores.usage.episodes for r in group if r.scores) or 1
-    usage = [r.scores.usage for r in group if r.scores]
+    used = [r for r, _ in pool.runs]
+    usage = [r.scores.usage for r in used if r.scores]
+    trajectories = sum(u.episodes for u in usage) or 1
     row = LeaderboardRow(
         rank=0,
-        suite=first.suite,
-        suite_fingerprint=first.suite_fingerprint,
-        model=first.model,
-        agent=first.agent,
+        suite=first.entry.suite,
+        suite_fingerprint=first.entry.suite_fingerprint,
+        model=first.entry.model,
+        agent=first.entry.agent,
+        protocol=first.scores.protocol if first.scores else "default",
+        judge=judge_label(first),
+        judge_kind=first.scores.judge.kind if first.scores and first.scores.judge else None,
         runs=[str(r.path) for r in group],
         keys=[r.entry.key for r in group],
+        samples=len({(_seed(r), lb.trial) for r, ls in pool.runs for lb in ls}),
+        repeats=pool.repeats,
         episodes=len(labels),
+        n=head.n,
         tasks=len(per_task),
         trials=max(per_task.values(), default=0),
-        pass_rate=rate,
-        pass_rate_ci=ci,
+        pass_rate=head.pass_rate,
+        pass_rate_ci=None if head.low is None or head.high is None else (head.low, head.high),
+        excluded=head.excluded,
+        headline=head,
         pass_at_k=at_k,
         pass_hat_k=hat_k,
         cost_usd=sum(u.cost for u in usage) / trajectories,
@@ -184,36 +281,48 @@ def _row(group: list[RunRecord], reference: RunRecord | None) -> LeaderboardRow:
         model_calls=sum(u.model_calls for u in usage) / trajectories,
         tool_calls=sum(u.tool_calls for u in usage) / trajectories,
         infra_errors=sum(lb.infra_error for lb in labels),
-        step_scores=_step_scores(group),
+        step_scores=_step_scores(used),
     )
-    if reference is None or reference.entry.suite_fingerprint != first.suite_fingerprint:
-        return row
-    if any(r.path.resolve() == reference.path.resolve() for r in group):
+    return row, pool
+
+
+def _against(row: LeaderboardRow, pool: _Pool, reference: RunRecord) -> str | None:
+    """Fill the row's win rate against ``reference``; a warning when it cannot have one."""
+    ref = reference.entry
+    if any(Path(run).resolve() == reference.path.resolve() for run in row.runs):
         row.is_reference = True
-        return row
-    outcomes = [o for r in group for o in _outcomes(r, reference)]
-    win = summarise_wins(outcomes, candidate=first.agent, reference=reference.entry.key, seed=seed)
-    row.win_rate, row.win_rate_ci = win.win_rate.value, (win.win_rate.low, win.win_rate.high)
-    row.tie_rate = win.ties / win.n if win.n else 0.0
-    row.wins, row.losses, row.ties = win.wins, win.losses, win.ties
-    return row
-
-
-def build_leaderboard(
-    records: Sequence[RunRecord], reference: RunRecord | None = None
-) -> Leaderboard:
-    """Rank the scored runs among ``records`` (the reference joins them when it is not there)."""
-    if reference is not None and reference.scores is None:
-        raise RunError(
-            f"the reference run {reference.path} has no readable scores.json "
-            f"({reference.entry.error or 'not evaluated'}); run `sandbox eval {reference.path}`"
+        return None
+    who = f"{row.model} / {row.agent}"
+    if ref.suite_fingerprint != row.suite_fingerprint:
+        return (
+            f"{who} on suite {row.suite} ({_short(row.suite_fingerprint)}) has no win rate: the "
+            f"reference {reference.path} ran on suite {ref.suite} ({_short(ref.suite_fingerprint)})"
         )
-    pool = list(records)
-    if reference is not None and all(r.path.resolve() != reference.path.resolve() for r in pool):
-        pool.append(reference)
+    reference_tasks = {lb.task_id for lb in reference.labels.values()}
+    row.shared_tasks = len({lb.task_id for lb in pool.labels} & reference_tasks)
+    if not row.shared_tasks:
+        return f"{who} shares no task with the reference {reference.path}: no win rate"
+    outcomes = [o for r, labels in pool.runs for o in _outcomes(r, labels, reference)]
+    seeds = {_seed(r) for r, _ in pool.runs}
+    win = summarise_wins(
+        outcomes, candidate=row.agent, reference=ref.key, seed=seeds.pop() if len(seeds) == 1 else 0
+    )
+    if win.n:
+        row.win_rate, row.win_rate_ci = win.win_rate.value, (win.win_rate.low, win.win_rate.high)
+        row.tie_rate = win.ties / win.n
+    row.wins, row.losses, row.ties = win.wins, win.losses, win.ties
+    return None
+
+
+def _short(fingerprint: str) -> str:
+    return fingerprint.removeprefix("sha256:")[:12]
+
+
+def _groups(records: Sequence[RunRecord]) -> tuple[list[list[RunRecord]], list[SkippedRun]]:
+    """The scored runs by (suite, fingerprint, model, agent, protocol, judge); the others."""
     skipped: list[SkippedRun] = []
-    groups: dict[tuple[str, str, str, str], list[RunRecord]] = {}
-    for r in pool:
+    groups: dict[tuple[str, str, str, str, str, str | None], list[RunRecord]] = {}
+    for r in records:
         if r.scores is None:
             why = r.entry.error or (
                 "still running" if r.entry.status == "running" else "no scores.json"
@@ -223,24 +332,59 @@ def build_leaderboard(
             )
             continue
         e = r.entry
-        groups.setdefault((e.suite, e.suite_fingerprint, e.model, e.agent), []).append(r)
-    rows = [_row(g, reference) for g in groups.values()]
+        key = (e.suite, e.suite_fingerprint, e.model, e.agent, r.scores.protocol, judge_label(r))
+        groups.setdefault(key, []).append(r)
+    return list(groups.values()), skipped
+
+
+def _rank(rows: list[LeaderboardRow]) -> None:
     rows.sort(
         key=lambda r: (
             r.suite,
             r.suite_fingerprint,
-            -r.pass_rate,
+            -(r.pass_rate if r.pass_rate is not None else -1.0),
             -(r.win_rate if r.win_rate is not None else 0.5),
             r.cost_usd,
             r.tokens,
             r.model,
             r.agent,
+            r.protocol,
+            r.judge or "",
         )
     )
     for suite in dict.fromkeys((r.suite, r.suite_fingerprint) for r in rows):
         ranked = [row for row in rows if (row.suite, row.suite_fingerprint) == suite]
         for place, row in enumerate(ranked, 1):
             row.rank = place
+
+
+def build_leaderboard(
+    records: Sequence[RunRecord], reference: RunRecord | None = None
+) -> Leaderboard:
+    """Rank the scored runs among ``records`` (the reference joins them when it is not there).
+
+    ``ConfigError`` when a reference is given and no other row shares a task with it."""
+    if reference is not None and reference.scores is None:
+        raise RunError(
+            f"the reference run {reference.path} has no readable scores.json "
+            f"({reference.entry.error or 'not evaluated'}); run `sandbox eval {reference.path}`"
+        )
+    pool = list(records)
+    if reference is not None and all(r.path.resolve() != reference.path.resolve() for r in pool):
+        pool.append(reference)
+    groups, skipped = _groups(pool)
+    built = [_row(g) for g in groups]
+    warnings: list[str] = []
+    if reference is not None:
+        warnings = [w for row, p in built if (w := _against(row, p, reference)) is not None]
+        others = [row for row, _ in built if not row.is_reference]
+        if others and not any(row.shared_tasks for row in others):
+            raise ConfigError(
+                f"--reference {reference.path} shares no task with any run ranked: there is "
+                "nothing to compare (rank runs over the same tasks, or leave out --reference)"
+            )
+    rows = [row for row, _ in built]
+    _rank(rows)
     present = {d for row in rows for d in row.step_scores}
     return Leaderboard(
         reference=str(reference.path) if reference is not None else None,
@@ -248,4 +392,5 @@ def build_leaderboard(
         dimensions=step_dimensions(present),
         headline=headline_dimensions(present),
         skipped=skipped,
+        warnings=warnings,
     )

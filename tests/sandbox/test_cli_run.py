@@ -31,6 +31,7 @@ def test_json_prints_exactly_one_summary_line(tmp_path: Path, capsys) -> None:
     assert set(summary) == {
         "run",
         "episodes",
+        "n",
         "pass_rate",
         "by_status",
         "model_calls",
@@ -38,7 +39,7 @@ def test_json_prints_exactly_one_summary_line(tmp_path: Path, capsys) -> None:
         "cost_usd",
     }
     assert summary["cost_usd"] == 0.0 and summary["model_calls"] > 0  # offline: free
-    assert summary["pass_rate"] == 1.0 and summary["episodes"] > 0
+    assert summary["pass_rate"] == 1.0 and summary["episodes"] == summary["n"] > 0
     assert Path(summary["run"], "manifest.json").is_file()
     assert "pass rate" in err and "run folder" in err  # the table goes to stderr
 

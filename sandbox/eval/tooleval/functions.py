@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import string
 from typing import Any
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "ANSWER_STATUSES",
     "FUNCTIONS",
     "TASK_STATUSES",
+    "prompt_fields",
     "prompt_for",
     "tool_for",
     "valid_reply",
@@ -198,6 +201,26 @@ def tool_for(function: str, *, reason: bool = False) -> dict[str, Any]:
 def prompt_for(function: str, **fields: str) -> str:
     """The single user message asking ``function``'s question about ``fields``."""
     return _PROMPTS[function].format(**fields)
+
+
+def _prompt_pattern(function: str) -> re.Pattern[str]:
+    """The regular expression that reads ``function``'s prompt back into its fields."""
+    parts = []
+    for literal, field, _, _ in string.Formatter().parse(_PROMPTS[function]):
+        parts.append(re.escape(literal))
+        if field:
+            parts.append(f"(?P<{field}>.*?)")
+    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+def prompt_fields(function: str, prompt: str) -> dict[str, str] | None:
+    """The fields ``prompt_for(function, **fields)`` was made of, read back from the prompt
+    (None when it is not that function's prompt). The offline rules judge reads its questions
+    with it."""
+    if function not in _PROMPTS:
+        return None
+    found = _prompt_pattern(function).match(prompt)
+    return found.groupdict() if found else None
 
 
 def better_fields(query: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, str]:

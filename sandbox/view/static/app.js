@@ -47,7 +47,18 @@ function pct(v) {
 
 function interval(iv) {
   if (!iv) return "–";
+  if (iv.n === 0) return "n/a"; // a rate over no episode is no number
   return `${pct(iv.value)} [${pct(iv.low)}, ${pct(iv.high)}]`;
+}
+
+function judgeText(judge) {
+  // The judge as every output names it; a rules judge says it is not an LLM.
+  return judge.kind === "rules" ? `${judge.model} (rules from the task's checks, not an LLM)` : judge.model;
+}
+
+function headlineText(head) {
+  // The pass rate as every command shows it (sandbox.eval.headline): "n/a" over no episode.
+  return head ? head.text : "–";
 }
 
 function num(v, digits) {
@@ -186,7 +197,7 @@ const RUN_COLUMNS = [
   ["started", (r) => r.started_at || ""],
   ["status", (r) => r.status],
   ["episodes", (r) => r.finished ?? -1],
-  ["pass rate", (r) => (r.pass_rate ? r.pass_rate.value : -1)],
+  ["pass rate", (r) => (r.headline && r.headline.pass_rate !== null ? r.headline.pass_rate : -1)],
   ["cost", (r) => r.cost ?? -1],
   ["tokens", (r) => r.tokens ?? -1],
 ];
@@ -242,7 +253,7 @@ function renderIndex(runs, state) {
           h("td", {}, when(r.started_at)),
           h("td", {}, badge(r.status, "status-" + r.status), r.error ? h("div", { class: "muted small" }, short(r.error, 120)) : null),
           h("td", { class: "num" }, `${r.finished ?? "–"} / ${r.episodes}`),
-          h("td", { class: "num" }, r.pass_rate ? interval(r.pass_rate) : r.status === "running" ? "running" : "not scored"),
+          h("td", { class: "num", "data-n": r.headline ? r.headline.n : null }, r.headline ? headlineText(r.headline) : r.status === "running" ? "running" : "not scored"),
           h("td", { class: "num" }, r.cost === null ? "–" : num(r.cost, 4)),
           h("td", { class: "num" }, num(r.tokens, 0))
         )
@@ -302,6 +313,11 @@ function rateBars(entries) {
   const g = svg("svg", { class: "bars", width: W, height: entries.length * rowH + 8, role: "img" });
   entries.forEach(([name, iv], i) => {
     const y = 4 + i * rowH;
+    if (iv.n === 0) {
+      // nothing counted: no bar, no interval
+      g.append(svg("text", { x: 0, y: y + 14, class: "bar-label" }, short(name, 20)), svg("text", { x: left, y: y + 14, class: "bar-value" }, "n/a"));
+      return;
+    }
     g.append(
       svg("text", { x: 0, y: y + 14, class: "bar-label" }, short(name, 20)),
       svg("rect", { x: left, y: y + 3, width: Math.max(1, scale(iv.value) - left), height: rowH - 8, class: "bar" }),
@@ -328,9 +344,11 @@ function scoresSection(page) {
     h(
       "p",
       { id: "pass-rate" },
-      h("strong", {}, "Pass rate " + interval(p.pass_rate)),
+      h("strong", {}, "Pass rate " + (page.entry.headline ? headlineText(page.entry.headline) : interval(p.pass_rate))),
       ` over ${p.n} episodes: ${p.solved} solved, ${p.unsure} unsure, ${p.unsolved} unsolved`,
-      p.infra_errors ? `; ${p.infra_errors} infrastructure errors` : ""
+      p.infra_errors ? `; ${p.infra_errors} infrastructure errors` : "",
+      Object.entries(p.excluded || {}).map(([why, eps]) => `; ${eps.length} left out (${why})`).join(""),
+      `. Protocol ${s.protocol}` + (s.judge ? `, judge ${judgeText(s.judge)}` : "") + "."
     ),
     rateBars(groups),
   ];
@@ -822,7 +840,8 @@ function renderLeaderboard(board, runs) {
     );
     parts.push(h("p", {}, "Win rate against ", select));
   }
-  parts.push(h("p", { class: "muted" }, "One row per (suite, model, agent); runs of the same row are pooled. Rates are means over tasks with 95% bootstrap intervals; costs are means per episode. Different suites are never ranked together."));
+  parts.push(h("p", { class: "muted" }, "One row per (suite, model, agent, protocol, judge); runs of the same row are pooled, identical seeded repeats counted once. Pass rates are the ones sandbox eval prints (n: the episodes counted; n/a over none), with 95% bootstrap intervals over tasks; costs are means per episode. Different suites are never ranked together."));
+  for (const w of board.warnings || []) parts.push(h("p", { class: "note" }, "Warning: " + w));
   const suites = [];
   for (const r of board.rows) {
     const id = r.suite + " " + r.suite_fingerprint;
@@ -833,7 +852,7 @@ function renderLeaderboard(board, runs) {
     const dims = board.dimensions.filter((d) => rows.some((r) => d in r.step_scores));
     const ks = [...new Set(rows.flatMap((r) => Object.keys(r.pass_at_k)))];
     const hasWin = rows.some((r) => r.win_rate !== null || r.is_reference);
-    const heads = ["#", "model", "agent", "runs", "episodes", "pass rate [95% CI]"]
+    const heads = ["#", "model", "agent", "scored by", "runs", "n", "pass rate [95% CI]"]
       .concat(ks.map((k) => `pass@${k} / pass^${k}`))
       .concat(hasWin ? ["win rate [95% CI]", "ties", "W/L/T"] : [])
       .concat(["cost / ep", "tokens / ep", "model calls / ep", "tool calls / ep"])
@@ -845,15 +864,16 @@ function renderLeaderboard(board, runs) {
         h("td", { class: "num" }, r.rank),
         h("td", {}, r.model),
         h("td", {}, r.agent),
-        h("td", {}, r.keys.map((k, i) => [i ? ", " : "", h("a", { href: href.run(k) }, k)])),
-        h("td", { class: "num" }, r.episodes),
-        h("td", { class: "num" }, `${pct(r.pass_rate)} [${pct(r.pass_rate_ci[0])}, ${pct(r.pass_rate_ci[1])}]`),
+        h("td", {}, r.protocol + (r.judge ? " / " + r.judge + (r.judge_kind === "rules" ? " (not an LLM)" : "") : "")),
+        h("td", {}, r.keys.map((k, i) => [i ? ", " : "", h("a", { href: href.run(k) }, k)]), r.repeats.length ? h("div", { class: "muted small" }, `${r.samples} distinct sample(s): identical seeded repeats count once`) : null),
+        h("td", { class: "num" }, r.n),
+        h("td", { class: "num pass-rate" }, headlineText(r.headline)),
         ks.map((k) => h("td", { class: "num" }, k in r.pass_at_k ? `${pct(r.pass_at_k[k])} / ${pct(r.pass_hat_k[k])}` : "–")),
         hasWin
           ? r.is_reference
             ? [h("td", { colspan: 3 }, badge("reference", "reference"))]
             : [
-                h("td", { class: "num" }, r.win_rate === null ? "–" : `${pct(r.win_rate)} [${pct(r.win_rate_ci[0])}, ${pct(r.win_rate_ci[1])}]`),
+                h("td", { class: "num" }, r.win_rate === null ? (r.wins === null ? "–" : "n/a") : `${pct(r.win_rate)} [${pct(r.win_rate_ci[0])}, ${pct(r.win_rate_ci[1])}]`),
                 h("td", { class: "num" }, pct(r.tie_rate)),
                 h("td", { class: "num" }, r.wins === null ? "–" : `${r.wins}/${r.losses}/${r.ties}`),
               ]

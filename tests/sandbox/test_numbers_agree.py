@@ -1,0 +1,280 @@
+"""Numbers you can trust (issue 23): every command shows a run's pass rate as ``sandbox eval``
+does, nothing is compared against nothing, a rate over nothing is ``n/a``, and plots belong to
+the scores beside them. One regression test per defect the issue lists, through the command
+line (and the viewer's HTTP API where it shows the figure)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sandbox.cli import main
+from sandbox.view.app import create_app
+from tests.agents.models.openai_server import (
+    Reply,
+    ScriptedOpenAIServer,
+    default_reply,
+    raw_reply,
+    text_reply,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+MINI = ROOT / "tests" / "fixtures" / "suites" / "mini"
+
+
+@pytest.fixture(autouse=True)
+def _scripted_alias(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``scripted``: an endpoint the test starts, retried twice 10 ms apart."""
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        "models:\n  scripted:\n    kind: openai\n    model: scripted\n"
+        "    base_url: http://127.0.0.1:9/v1\n"
+        "    retry: {max_retries: 2, initial: 0.01, jitter: 0}\n"
+    )
+    monkeypatch.setenv("SANDBOX_MODELS_FILE", str(models))
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str], code: int = 0) -> object:
+    """What the command printed as JSON (the leaderboard's indented array, else the last line)."""
+    assert main(argv) == code
+    out = capsys.readouterr().out.strip()
+    return json.loads(out) if out.startswith("[") else json.loads(out.splitlines()[-1])
+
+
+def _run(out: Path, run_id: str, *extra: str, model: str = "noisy-reference:0.5") -> Path:
+    argv = ["run", "--suite", str(MINI), "--agent", "react", "--model", model]
+    assert main([*argv, "--out", str(out), "--run-id", run_id, "--no-plots", *extra]) == 0
+    return out / run_id
+
+
+def _row(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    (row,) = _json(capsys, ["leaderboard", *argv, "--json"])  # type: ignore[misc]
+    return row
+
+
+def _same_headline(row: dict, line: dict) -> None:
+    assert row["pass_rate"] == pytest.approx(line["pass_rate"])
+    assert row["n"] == line["n"]
+    assert (row["pass_rate_ci"] is None) == (line["pass_rate_ci"] is None)
+    if line["pass_rate_ci"] is not None:
+        assert row["pass_rate_ci"] == pytest.approx(line["pass_rate_ci"])
+
+
+def test_the_leaderboard_leaves_out_the_infra_errors_eval_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the leaderboard counted the episodes ``eval`` leaves out (an infrastructure error
+    scored 0), so it showed another rate over another n than ``eval``."""
+
+    def kettle_breaks(body: dict) -> Reply:
+        broken = "kettle" in json.dumps(body["messages"])
+        return raw_reply("<html>502</html>") if broken else default_reply(body)
+
+    with ScriptedOpenAIServer() as server:
+        server.default = kettle_breaks
+        monkeypatch.setenv("SANDBOX_SCRIPTED_BASE_URL", server.base_url)
+        run = _run(tmp_path / "runs", "r", model="scripted")
+    capsys.readouterr()
+    line = _json(capsys, ["eval", str(run), "--json", "--no-plots"])
+    assert isinstance(line, dict) and line["excluded"] == {"infra": 1} and line["n"] == 3
+    row = _row(capsys, str(run))
+    _same_headline(row, line)
+    assert row["excluded"] == {"infra": 1} and row["infra_errors"] == 1
+
+
+def test_an_eval_where_every_judge_reply_failed_shows_n_a_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: ``scores.json`` held 0.0 with an interval [0, 0], ``eval`` printed "0.0% [0.0,
+    0.0]" and the leaderboard 100%. Now every output says there is no rate: n/a, null."""
+    run = _run(tmp_path / "runs", "r", model="reference")  # every episode needs the judge
+    with ScriptedOpenAIServer() as server:
+        server.default = text_reply("I would rather not say.")  # never the forced function
+        judge = ["--protocol", "toolbench", "--judge", f"openai:scripted@{server.base_url}"]
+        capsys.readouterr()
+        line = _json(capsys, ["eval", str(run), *judge, "--json", "--no-plots"], code=1)
+        assert main(["eval", str(run), *judge, "--no-plots"]) == 1
+    table = capsys.readouterr().out
+    assert isinstance(line, dict) and line["n"] == 0
+    assert line["pass_rate"] is None and line["pass_rate_ci"] is None
+    assert "│ all   │ 0 │      0 │      0 │        0 │                n/a │" in table
+    assert " 0.0% [" not in table
+    report = (run / "report.md").read_text()
+    assert "| all | 0 | 0 | 0 | 0 | n/a |" in report and " 0.0% [" not in report
+    row = _row(capsys, str(run))
+    assert row["pass_rate"] is None and row["pass_rate_ci"] is None and row["n"] == 0
+    assert row["headline"]["text"] == "n/a" and row["excluded"] == {"judge_error": 4}
+    assert main(["leaderboard", str(run)]) == 0
+    assert "n/a" in capsys.readouterr().out
+    client = TestClient(create_app(tmp_path / "runs"))
+    (entry,) = client.get("/api/runs").json()
+    assert entry["headline"] == row["headline"]
+    (shown,) = client.get("/api/leaderboard").json()["rows"]
+    assert shown["headline"]["text"] == "n/a"
+
+
+def test_a_run_with_nothing_to_count_prints_n_a_and_json_null(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every episode an infrastructure error: n is 0, and ``sandbox run`` says so instead of
+    printing "0.0%" with an interval."""
+    with ScriptedOpenAIServer() as server:
+        server.default = raw_reply("<html>502</html>")
+        monkeypatch.setenv("SANDBOX_SCRIPTED_BASE_URL", server.base_url)
+        argv = ["run", "--suite", str(MINI), "--agent", "react", "--model", "scripted"]
+        argv += ["--out", str(tmp_path), "--run-id", "r", "--no-plots", "--tasks", "mini_g1_*"]
+        line = _json(capsys, [*argv, "--json"])
+    assert isinstance(line, dict) and line["n"] == 0 and line["pass_rate"] is None
+    assert main(["eval", str(tmp_path / "r"), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "n/a" in out and "0.0% [" not in out
+
+
+def test_runs_scored_under_different_protocols_never_pool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: two runs of one model and agent, one evaluated with ``--protocol toolbench``,
+    became one row at the mean of their rates. Now each (protocol, judge) is its own row, and
+    each row shows its run's own ``eval`` figure."""
+    runs = tmp_path / "runs"
+    plain = _run(runs, "plain")
+    toolbench = _run(runs, "toolbench", "--seed", "1")
+    capsys.readouterr()
+    lines = {
+        "default": _json(capsys, ["eval", str(plain), "--json", "--no-plots"]),
+        "toolbench": _json(
+            capsys,
+            ["eval", str(toolbench), "--json", "--no-plots"]
+            + ["--protocol", "toolbench", "--judge", "rules-judge"],
+        ),
+    }
+    rows = _json(capsys, ["leaderboard", "--runs-dir", str(runs), "--json"])
+    assert isinstance(rows, list) and len(rows) == 2
+    by_protocol = {r["protocol"]: r for r in rows}
+    assert by_protocol["toolbench"]["judge"] == "rules-judge"
+    assert by_protocol["toolbench"]["judge_kind"] == "rules"
+    assert by_protocol["default"]["judge"] is None
+    for protocol, line in lines.items():
+        assert isinstance(line, dict)
+        _same_headline(by_protocol[protocol], line)
+
+
+def test_identical_seeded_repeats_are_one_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: two identical seeded runs made a pass@2 (98.3% from copies of one sample). Now
+    the repeat counts once, the row says so, and it shows the run's own figure; a run with
+    another seed is a second sample and pass@k appears."""
+    runs = tmp_path / "runs"
+    first = _run(runs, "first")
+    _run(runs, "again")
+    capsys.readouterr()
+    line = _json(capsys, ["eval", str(first), "--json", "--no-plots"])
+    assert isinstance(line, dict)
+    row = _row(capsys, "--runs-dir", str(runs))
+    assert len(row["runs"]) == 2 and row["samples"] == 1 and len(row["repeats"]) == 1
+    assert row["pass_at_k"] == {} and row["trials"] == 1
+    _same_headline(row, line)
+    assert main(["leaderboard", "--runs-dir", str(runs)]) == 0
+    assert "1 sample" in capsys.readouterr().out
+
+    _run(runs, "seed1", "--seed", "1")
+    capsys.readouterr()
+    row = _row(capsys, "--runs-dir", str(runs))
+    assert row["samples"] == 2 and set(row["pass_at_k"]) == {"1", "2"}
+
+
+def test_eval_reference_with_no_task_in_common_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "57 wins / 1 losses, win rate 98.3%, McNemar p = 4.5e-13" from runs that share
+    nothing. Now exit 2 with one line; runs that do share tasks are told how many."""
+    runs = tmp_path / "runs"
+    g1 = _run(runs, "g1", "--tasks", "mini_g1_*")
+    g2 = _run(runs, "g2", "--tasks", "mini_g2_*", model="reference")
+    both = _run(runs, "both", "--tasks", "mini_g*", model="explorer")
+    capsys.readouterr()
+    assert main(["eval", str(g1), "--reference", str(g2), "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "share no task" in err[0]
+    assert "win rate" not in (g1 / "report.md").read_text()
+    assert main(["eval", str(g1), "--reference", str(both), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "2 task(s) shared with the reference both" in out
+
+    assert main(["leaderboard", str(g1), "--reference", str(g2)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "shares no task" in err[0]
+    rows = _json(capsys, ["leaderboard", str(g1), str(g2), "--reference", str(both), "--json"])
+    assert isinstance(rows, list)
+    assert {Path(r["keys"][0]).name: r["shared_tasks"] for r in rows if not r["is_reference"]} == {
+        "g1": 2,
+        "g2": 1,
+    }
+
+
+def test_compare_says_how_many_tasks_the_runs_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    g1 = _run(runs, "g1", "--tasks", "mini_g1_*")
+    g2 = _run(runs, "g2", "--tasks", "mini_g2_*")
+    both = _run(runs, "both", "--tasks", "mini_g*")
+    capsys.readouterr()
+    out = str(tmp_path / "cmp")
+    assert main(["compare", "--runs", str(g1), str(g2), "--out", out]) == 2
+    assert "no task id in common" in capsys.readouterr().err
+    line = _json(capsys, ["compare", "--runs", str(both), str(g1), "--out", out, "--json"])
+    assert isinstance(line, dict) and line["shared_tasks"] == 2
+
+
+def test_eval_no_plots_removes_the_plots_of_the_previous_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: ``eval --no-plots`` left the PNGs of earlier scores, and the viewer showed them
+    beside other figures."""
+    run = _run(tmp_path / "runs", "r")
+    assert main(["eval", str(run)]) == 0
+    assert (run / "pass_rate.png").is_file()
+    client = TestClient(create_app(tmp_path / "runs"))
+    assert client.get("/api/runs/r").json()["plots"]
+    assert main(["eval", str(run), "--no-plots"]) == 0
+    assert not list(run.glob("*.png"))
+    assert client.get("/api/runs/r").json()["plots"] == []
+
+
+def test_a_leaderboard_reference_on_another_suite_version_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows of another suite version get no win rate, and a warning names both fingerprints."""
+    runs = tmp_path / "runs"
+    run = _run(runs, "r")
+    reference = _run(runs, "ref", model="reference")
+    suite = tmp_path / "mini-v2"
+    shutil.copytree(MINI, suite)
+    (suite / "suite.yaml").write_text((MINI / "suite.yaml").read_text() + "\n# edited\n")
+    argv = ["run", "--suite", str(suite), "--agent", "react", "--model", "reference"]
+    assert main([*argv, "--out", str(tmp_path / "other"), "--run-id", "v2", "--no-plots"]) == 0
+    capsys.readouterr()
+    v2 = tmp_path / "other" / "v2"
+    rows = _json(
+        capsys, ["leaderboard", str(run), str(v2), "--reference", str(reference), "--json"]
+    )
+    assert isinstance(rows, list)
+    by_key = {Path(r["keys"][0]).name: r for r in rows}
+    assert by_key["r"]["win_rate"] is not None and by_key["r"]["shared_tasks"] == 4
+    assert by_key["v2"]["win_rate"] is None
+    assert main(["leaderboard", str(run), str(v2), "--reference", str(reference)]) == 0
+    err = capsys.readouterr().err
+    fingerprints = {
+        json.loads((path / "manifest.json").read_text())["suite"]["fingerprint"]
+        for path in (run, v2)
+    }
+    assert len(fingerprints) == 2
+    warning = next(line for line in err.splitlines() if line.startswith("warning:"))
+    assert "no win rate" in warning
+    assert all(fp.removeprefix("sha256:")[:12] in warning for fp in fingerprints)
