@@ -1,7 +1,8 @@
 """Exceptions of the agents package.
 
 AgentsError
-├── ModelError            the model could not produce a turn (after retries): infrastructure
+├── ModelError            the model could not produce a turn (after retries): infrastructure,
+│   │                     unless its kind says otherwise (``configuration``, ``context_length``)
 │   └── ModelUnreachable  the endpoint does not answer at all (raised by probes)
 ├── ToolEnvError          the tools could not answer a call at all: infrastructure
 └── ReplayDivergence      a replay model was asked something its recording does not hold
@@ -15,17 +16,33 @@ class AgentsError(Exception):
     """Base class; the message says what to do."""
 
 
-class ModelError(AgentsError):
-    """An infrastructure failure of the model endpoint, never an agent mistake.
+CONFIGURATION_KINDS = frozenset({"auth", "model_not_found"})
+"""Kinds of ``ModelError`` that say the run is set up wrong (a refused key, a model the endpoint
+does not serve): every request would fail the same way, so a run stops at the first one."""
 
-    ``kind`` is one of ``rate_limit``, ``server``, ``timeout``, ``connection``, ``bad_request``,
-    ``auth``, ``other``.
+CONTEXT_LENGTH = "context_length"
+"""The kind of a request longer than the model's context: no failure of the endpoint; the
+episode's history outgrew what the model reads (its loop ends it as ``context_overflow``)."""
+
+
+class ModelError(AgentsError):
+    """The model endpoint could not produce a turn (after retries), never an agent mistake.
+
+    ``kind`` is one of ``rate_limit``, ``server``, ``timeout``, ``connection``, ``malformed``
+    (a body that is no valid completion), ``bad_request``, ``other``: infrastructure failures;
+    ``auth``, ``model_not_found``: configuration errors (``configuration``); or
+    ``context_length`` (``CONTEXT_LENGTH``).
     """
 
     def __init__(self, message: str, *, kind: str = "other", attempts: int = 1) -> None:
         super().__init__(message)
         self.kind = kind
         self.attempts = attempts
+
+    @property
+    def configuration(self) -> bool:
+        """The run is set up wrong (``CONFIGURATION_KINDS``): no request can succeed."""
+        return self.kind in CONFIGURATION_KINDS
 
 
 class ModelUnreachable(ModelError):

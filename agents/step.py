@@ -26,6 +26,14 @@ Turn interpretation (``interpret_turn``, pure), following ToolBench's harness:
   answered with errors (invented names, unusable ``Finish``) is ``invalid`` and gets no feedback
   message: the observations are the feedback, as in ToolBench.
 
+A failed model call is an ``error`` node and a stop, by what the failure means: a request longer
+than the model's context (``ModelError`` of kind ``context_length``) ends the episode as
+``context_overflow`` (the agent's outcome, counted unsolved; running it again would overflow
+again), any other failure as ``error`` with an infrastructure error record. DFSDT with
+``on_model_error = "prune"`` prunes either branch and goes on. A configuration error of the
+endpoint (``ModelError.configuration``: a refused key, an unknown model) is not the episode's:
+it is raised, so the run stops at the first one instead of failing every episode alike.
+
 Every observation longer than ``max_observation_chars`` is cut there and ``...`` is appended
 (ToolBench's ``max_observation_length`` cut). Imports the agents' records, prompts and Finish
 reader, never a strategy, ``sandbox`` or ``mock_tools``.
@@ -45,7 +53,7 @@ from agents.accounting import Accountant, Clock
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.depth import node_levels
-from agents.errors import ModelError, ReplayDivergence, ToolEnvError
+from agents.errors import CONTEXT_LENGTH, ModelError, ReplayDivergence, ToolEnvError
 from agents.finish import read_finish
 from agents.model import Message, Model, ToolCall, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
@@ -97,11 +105,13 @@ class EpisodeEnd:
     @property
     def tree_end(self) -> str:
         """The ``end`` a search records in ``trajectory.tree``: ``answer_found``, ``budget``,
-        ``error`` or (gave up) ``tree_exhausted``."""
+        ``context_overflow``, ``error`` or (gave up) ``tree_exhausted``."""
         if self.status is Status.answered:
             return "answer_found"
         if self.status is Status.gave_up:
             return "tree_exhausted"
+        if self.status is Status.context_overflow:
+            return "context_overflow"
         return "budget" if self.status is Status.budget_exhausted else "error"
 
 
@@ -403,10 +413,17 @@ class Episode:
             self.trajectory.errors.append(ErrorRecord(kind="internal", message=str(e)))
             return StepResult(None, Stop(Status.error, "replay_divergence"))
         except ModelError as e:
+            if e.configuration:  # the run is set up wrong: not this episode's end
+                raise
             self.accountant.add_model_call(Turn().usage, retries=max(0, e.attempts - 1))
             node = self._add(
                 parent, kind="error", diversity_prompt=diversity_prompt, error=f"{e.kind}: {e}"
             )
+            if e.kind == CONTEXT_LENGTH:  # the history outgrew the model's context
+                self.trajectory.errors.append(
+                    ErrorRecord(kind="agent", message=str(e), node=node.id)
+                )
+                return StepResult(node, Stop(Status.context_overflow, "context_overflow"))
             self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node.id))
             return StepResult(node, Stop(Status.error, f"model_error:{e.kind}"))
         return turn

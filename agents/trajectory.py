@@ -31,9 +31,15 @@ SCHEMA = "agent-sandbox/trajectory@1"
 
 
 class Status(str, Enum):
+    """How an episode ended. ``context_overflow``: the history outgrew the model's context (the
+    endpoint refused the request as too long), an outcome of the agent's, counted unsolved;
+    ``error``: the infrastructure or the harness failed (left out of the pass rate, run again
+    by ``--resume``)."""
+
     answered = "answered"
     gave_up = "gave_up"
     budget_exhausted = "budget_exhausted"
+    context_overflow = "context_overflow"
     error = "error"
 
 
@@ -163,7 +169,7 @@ class Trajectory(BaseModel):
     end_reason: str = Field(
         default="",
         description="Why it ended: answered, gave_up, budget:<name>, tree_exhausted, "
-        "model_error:<kind>, ...",
+        "context_overflow, model_error:<kind>, ...",
     )
     final_answer: str | None = None
     prompt: list[Message] = Field(

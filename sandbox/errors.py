@@ -3,6 +3,7 @@
 SandboxError            a fixable mistake; the message says what to do (exit 1)
 ├── ConfigError         bad flags, unknown names (exit 2)
 ├── ModelUnreachableError  the model endpoint does not answer (exit 2)
+├── EndpointConfigError    the endpoint refuses the run's set-up: a key, a model name (exit 2)
 ├── RunError            a run folder is missing, corrupt or incompatible (exit 1)
 ├── DivergenceError     a replay did not reproduce its run (exit 1)
 └── RunInterrupted      a signal stopped a run; it is resumable (exit 128 + signal)
@@ -21,6 +22,13 @@ class ConfigError(SandboxError):
 
 
 class ModelUnreachableError(SandboxError):
+    exit_code = 2
+
+
+class EndpointConfigError(SandboxError):
+    """The model endpoint refused the configuration (401, 403, an unknown model): every request
+    would fail alike, so the run stops at the first one; fix it and ``--resume``."""
+
     exit_code = 2
 
 

@@ -16,8 +16,9 @@ import openai
 
 from agents.errors import ModelError, ModelUnreachable
 from agents.model import Message, ToolCall, Turn, Usage
+from agents.models.completion_body import read_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
-from agents.models.openai_errors import EndpointError, translate_openai_error
+from agents.models.openai_errors import translate_openai_error
 from agents.models.retry import RetryPolicy, call_with_retries
 
 NO_API_KEY = "not-needed"
@@ -138,25 +139,14 @@ class OpenAICompatModel:
         return turn
 
     async def _create(self, request: dict[str, Any]) -> Any:
+        """One request; the raw body is checked before anything reads it (``read_completion``:
+        a body that is no valid completion is a retried ``malformed`` error)."""
+        create = self._client.chat.completions.with_raw_response.create
         try:
-            response = await self._client.chat.completions.create(**request, timeout=self.timeout)
+            raw = await create(**request, timeout=self.timeout)
         except openai.OpenAIError as e:
             raise translate_openai_error(e, endpoint=self.endpoint) from e
-        except ValueError as e:  # a body that is not JSON: a proxy's error page, a cut body
-            raise EndpointError(
-                f"{self.endpoint} returned a body that is not JSON ({type(e).__name__}: {e})",
-                kind="server",
-            ) from e
-        if isinstance(response, str):  # a body the client could not read as a completion
-            raise EndpointError(
-                f"{self.endpoint} returned a body that is not a completion: {response[:80]!r}",
-                kind="server",
-            )
-        if not getattr(response, "choices", None):
-            raise EndpointError(
-                f"{self.endpoint} returned a completion without choices", kind="server"
-            )
-        return response
+        return read_completion(raw.http_response.content, endpoint=self.endpoint)
 
     def _to_turn(self, response: Any) -> Turn:
         message = response.choices[0].message

@@ -27,6 +27,7 @@ from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.eval.steps.selection import StepSelection
 from sandbox.models import RequestCache, resolve_model
+from sandbox.models.first_call import FirstCallGate
 from sandbox.models.remote import openai_client
 from sandbox.store.setting import Flag, OptionalSecretText
 
@@ -225,7 +226,8 @@ async def open_judge(
         temperature = scoring.judge_temperature
         if temperature is None:
             temperature = protocol.defaults.temperature or 0.0
-        yield Judge(model, cache=cache, temperature=temperature, kind="rules" if rules else "llm")
+        gated = FirstCallGate(model)  # a refused key or model costs one call
+        yield Judge(gated, cache=cache, temperature=temperature, kind="rules" if rules else "llm")
     finally:
         await model.aclose()
         if cache is not None:

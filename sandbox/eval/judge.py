@@ -11,7 +11,9 @@ the call's arguments, checked by ``tooleval.functions.valid_reply``:
   the enum, a strict JSON object in plain content being the one exception that is accepted) is
   asked again, up to ``attempts`` times in all (ToolEval's ``stop_after_attempt(3)``), then it is
   a ``JudgeError``: an infrastructure error of the evaluation, reported apart, never a label;
-- a failure of the endpoint that survives the model layer's retries is a ``JudgeError`` too.
+- a failure of the endpoint that survives the model layer's retries is a ``JudgeError`` too;
+- a configuration error of the endpoint (a refused key, an unknown model) stops the evaluation:
+  ``EndpointConfigError`` (exit 2), since no question could be answered.
 
 Samples: ``index`` (a pass-rate sample, or a preference round) is sent as the request's ``seed``
 (so a seeded server answers each sample independently and reproducibly) and, with it, keys the
@@ -33,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from agents.errors import ModelError
 from agents.model import Message, Model, Turn
-from sandbox.errors import SandboxError
+from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.eval.tooleval.functions import prompt_for, tool_for, valid_reply
 from sandbox.models.cache import RequestCache, request_key
 
@@ -182,6 +184,10 @@ class Judge:
                 turn = await self.model.complete(messages, tools, params)
             except ModelError as e:
                 self.usage.errors += 1
+                if e.configuration:  # a refused key or model: no question can be answered
+                    raise EndpointConfigError(
+                        f"the judge {self.model.name!r} refused the configuration ({e.kind}): {e}"
+                    ) from e
                 raise JudgeError(f"judge model {self.model.name!r} failed: {e}") from e
         self.usage.calls += 1
         self.usage.prompt_tokens += turn.usage.prompt_tokens

@@ -7,7 +7,9 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
    - infrastructure error (model endpoint, simulator or tool server down after retries) ->
      ``infra_error=True`` and excluded (``"infra"``): it is not the agent's fault, so the pass
      rate leaves it out and lists it (``excluded``, ``infra_errors``); ``--resume`` runs it again;
-   - any other error, budget exhausted -> unsolved;
+   - any other error, budget exhausted, context overflow (the history outgrew the model's
+     context: the agent's outcome, as ToolBench's search ends a chain that no longer fits) ->
+     unsolved;
    - solvable task: gave up, no ``Finish``, empty answer -> unsolved;
    - unsolvable task: gave up with an explanation -> solved (ToolBench: the right behaviour is to
      say why it cannot be done); gave up without one -> unsolved; an answer without checks that
@@ -175,6 +177,9 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
         return _label(task, traj, "unsolved", "rule", f"error: {msg}".strip())
     if traj.status is Status.budget_exhausted:
         reason = f"budget exhausted ({traj.end_reason})" if traj.end_reason else "budget exhausted"
+        return _label(task, traj, "unsolved", "rule", reason)
+    if traj.status is Status.context_overflow:
+        reason = "context overflow: the conversation no longer fits the model's context"
         return _label(task, traj, "unsolved", "rule", reason)
     if traj.status is Status.gave_up:
         if task.solvable:

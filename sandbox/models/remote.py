@@ -3,8 +3,10 @@
 Native tool calls (``tool_calls: toolbench``: with the history in ToolBench's shape), or the
 Thought/Action text adapter (``tool_calls: text``); the opt-in model
 cache (``--model-cache``) wraps the client. ``probe`` asks the endpoint once before a run and, when
-nothing answers, says how to start a server and how to point elsewhere. May import
-``sandbox.models.provider``, ``sandbox.models.cache`` and ``sandbox.errors`` only.
+nothing answers, says how to start a server and how to point elsewhere; the run's first call goes
+alone (``sandbox.models.first_call``), so a refused key or model costs one call. May import
+``sandbox.models.provider``, ``sandbox.models.cache``, ``sandbox.models.first_call`` and
+``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from agents.model import Model
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
+from sandbox.models.first_call import FirstCallGate
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
 from sandbox.models.simulators import ModelSimulator
@@ -55,7 +58,7 @@ class RemoteModels:
         client: Model = openai_client(spec)
         if spec.tool_calls == "text":
             client = TextReActModel(client)
-        self.model = client
+        self.model = FirstCallGate(client)  # a refused set-up costs one call, not one per episode
         self.cache = RequestCache(settings.cache_path) if settings.cache_path else None
         # What the request is, not where it goes: the same model served from another host
         # answers from the same cache.

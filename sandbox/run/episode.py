@@ -2,7 +2,10 @@
 
 A bug in an agent or a model (any exception but a ``SandboxError``) does not stop the run: the
 episode is recorded with status ``error`` and an ``internal`` error holding the traceback, so
-``--resume`` runs it again. May import ``sandbox.models``, ``sandbox.tool_envs``,
+``--resume`` runs it again. A configuration error of the model endpoint (a refused key, an
+unknown model: ``ModelError.configuration``) stops the run: ``EndpointConfigError``, with the
+endpoint's message; the episode is not recorded, so ``--resume`` runs it once the set-up is
+fixed. May import ``sandbox.models``, ``sandbox.tool_envs``,
 ``sandbox.store`` and ``agents`` only.
 """
 
@@ -16,10 +19,11 @@ from typing import Literal
 
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
+from agents.errors import ModelError
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Component, ErrorRecord, Status, Trajectory
 from mock_tools import Task
-from sandbox.errors import SandboxError
+from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
 
@@ -69,6 +73,11 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
     except SandboxError:
         raise
     except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
+        if isinstance(e, ModelError) and e.configuration:
+            raise EndpointConfigError(
+                f"the model endpoint refused the run's configuration ({e.kind}): {e}; fix it, "
+                "then --resume the run"
+            ) from e
         tb = traceback.format_exc()
         log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)
         traj = failed_episode(

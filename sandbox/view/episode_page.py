@@ -7,7 +7,7 @@ The tree is the trajectory's nodes in expansion order (node ids), each marked:
 - ``give_up``: a ``Finish(give_up_and_restart)``;
 - ``depth_cut``: a leaf that neither finished nor gave up, and after which the search went on
   (or ran out of tree): the depth limit stopped it;
-- ``budget_cut``: the last node of an episode a budget or an error ended;
+- ``budget_cut``: the last node of an episode a budget, a context overflow or an error ended;
 - ``chain``: which root-level branch it belongs to (ReAct@N's chains; 0 for a single root).
 
 ``divergence`` compares a replayed episode (a run made with the ``replay:<run>`` model) with the
@@ -92,7 +92,7 @@ def node_marks(traj: Trajectory) -> list[NodeMarks]:
             node.chain = i
             stack.extend(node.children)
     path = set(traj.chosen_path)
-    ended_early = traj.status in (Status.budget_exhausted, Status.error)
+    ended_early = traj.status in (Status.budget_exhausted, Status.context_overflow, Status.error)
     last = traj.nodes[-1].id if traj.nodes else None
     for n in traj.nodes:
         m = marks[n.id]

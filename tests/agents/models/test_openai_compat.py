@@ -133,7 +133,7 @@ async def test_persistent_timeout_raises_timeout_kind(openai_server: ScriptedOpe
 
 
 @pytest.mark.parametrize(
-    ("status", "kind"), [(400, "bad_request"), (401, "auth"), (404, "bad_request")]
+    ("status", "kind"), [(400, "bad_request"), (401, "auth"), (404, "model_not_found")]
 )
 async def test_client_errors_are_not_retried(
     openai_server: ScriptedOpenAIServer, status: int, kind: str

@@ -93,14 +93,14 @@ async def test_connection_error_then_success() -> None:
     assert turn.content == "ok"
 
 
-async def test_completion_without_choices_is_a_server_error() -> None:
+async def test_completion_without_choices_is_malformed_and_retried() -> None:
     router = respx.Router()
     body = completion()
     body["choices"] = []
     route = router.post(f"{BASE}/chat/completions").respond(200, json=body)
     with pytest.raises(ModelError) as info:
         await model_for(router).complete(USER, [])
-    assert info.value.kind == "server"
+    assert info.value.kind == "malformed"
     assert route.call_count == FAST.max_retries + 1
 
 
@@ -136,7 +136,7 @@ def test_retry_after_forms() -> None:
         (400, "bad_request", False),
         (401, "auth", False),
         (403, "auth", False),
-        (404, "bad_request", False),
+        (404, "model_not_found", False),
         (408, "timeout", True),
         (422, "bad_request", False),
         (429, "rate_limit", True),
@@ -207,7 +207,7 @@ async def test_a_body_that_stays_broken_is_an_infra_error_after_the_retries() ->
     route = router.post(f"{BASE}/chat/completions").respond(200, text="<html>oops</html>")
     with pytest.raises(ModelError) as info:
         await model_for(router).complete(USER, [])
-    assert info.value.kind == "server" and info.value.attempts == FAST.max_retries + 1
+    assert info.value.kind == "malformed" and info.value.attempts == FAST.max_retries + 1
     assert route.call_count == FAST.max_retries + 1
 
 
