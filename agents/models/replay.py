@@ -34,7 +34,18 @@ from agents.trajectory import Node, Trajectory, node_messages
 NodeDiff = tuple[str, Any, Any]
 """``(field, expected, got)``."""
 
-ERROR_KINDS = ("rate_limit", "server", "timeout", "connection", "bad_request", "auth", "other")
+ERROR_KINDS = (
+    "rate_limit",
+    "server",
+    "timeout",
+    "connection",
+    "bad_request",
+    "context_length",
+    "auth",
+    "other",
+    "malformed",
+    "model_not_found",
+)
 
 
 def recorded_turn(node: Node) -> HistoryTurn | None:

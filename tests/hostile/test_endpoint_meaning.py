@@ -353,3 +353,19 @@ def test_probe_does_not_crash_on_a_bad_body(tmp_path: Path, capsys, monkeypatch)
     out = capsys.readouterr()
     assert code == 0 and "Traceback" not in out.err
     assert json.loads(out.out.strip().splitlines()[-1])["model"] == "scripted"
+
+
+def test_a_run_with_a_context_overflow_replays_exactly(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The overflowing call is an ``error`` node of kind ``context_length``: the replay model
+    raises it again, and the replayed episode ends as ``context_overflow`` too."""
+
+    def kettle_overflows(body: dict) -> Reply:
+        if "kettle" in json.dumps(body["messages"]):
+            return Reply(status=400, body=OVERFLOWS["llama.cpp"])
+        return default_reply(body)
+
+    with ScriptedOpenAIServer() as server:
+        server.default = kettle_overflows
+        assert _run(server, tmp_path, monkeypatch, "--tasks", "mini_g1_*") == 0
+    assert main(["replay", str(tmp_path / "r")]) == 0
+    assert "Traceback" not in capsys.readouterr().err
