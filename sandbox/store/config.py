@@ -238,6 +238,13 @@ class ToolsConfig(BaseModel):
         description="Run on the tools an MCP server lists: http(s)://HOST/mcp (streamable HTTP) "
         "or 'stdio:COMMAND ARGS'; the suite may then be a task file of queries (docs/mcp.md).",
     )
+    accept_other_suite: bool = Field(
+        default=False,
+        description="Run even when the tool server (--tools-url, or an MCP server that is a "
+        "mock tool server) serves another suite, or another version of it, than --suite; "
+        "without it such a run stops before its first episode. The manifest records what the "
+        "server said.",
+    )
     record_into: Annotated[str | None, Flag(metavar="SUITE_DIR")] = Field(
         default=None,
         description="With an MCP server: a suite folder (new or existing) that receives the "

@@ -30,7 +30,6 @@ import ``sandbox.store.config``, ``sandbox.models``, ``sandbox.tool_envs`` modul
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +61,7 @@ from sandbox.store.redact import redact
 from sandbox.tool_envs.http import HttpToolEnv
 from sandbox.tool_envs.mcp import open_mcp
 from sandbox.tool_envs.recorded import open_recorded
+from sandbox.tool_envs.server_check import check_health
 
 __all__ = [
     "TOOL_TRANSPORTS",
@@ -74,8 +74,6 @@ __all__ = [
     "register_tool_transport",
     "select_transport",
 ]
-
-log = logging.getLogger(__name__)
 
 
 class EpisodeToolEnv(ToolEnv, Protocol):
@@ -194,6 +192,9 @@ class HttpToolEnvs:
         self.suite_dir = config.suite
         self.recording_scope = config.tools.recording_scope
         self.preset_tools = preset_values(config.preset, "tools")
+        self.accept_other_suite = config.tools.accept_other_suite
+        self.server: dict[str, Any] | None = None
+        """What the remote server said of itself (``/health``), checked."""
         self._overlay_at_start: dict[str, Any] | None = None
 
     async def __aenter__(self) -> HttpToolEnvs:
@@ -232,7 +233,8 @@ class HttpToolEnvs:
 
     def report(self) -> dict[str, Any]:
         if self.service is None:
-            return {"transport": "http", "url": redact(self.remote or "")}
+            remote: dict[str, Any] = {"transport": "http", "url": redact(self.remote or "")}
+            return remote if self.server is None else {**remote, "server": self.server}
         out: dict[str, Any] = {
             "transport": "in-process",
             "miss_policy": self.service.miss_policy.name,
@@ -248,24 +250,18 @@ class HttpToolEnvs:
         return out
 
     async def _check_remote(self) -> None:
-        """One ``/health`` call: a remote tool server must answer and serve the same suite."""
-        url = self.remote
+        """Before the first episode: the remote server must be a mock tool server serving the
+        run's suite (``server_check.check_health``)."""
         try:
-            r = await self.client.get("/health", timeout=10.0)
-            health = r.json()
-        except (httpx.HTTPError, ValueError) as e:
-            await self.client.__aexit__(None, None, None)
-            raise ConfigError(
-                f"the tool server at {url} does not answer /health ({type(e).__name__}); start "
-                f"it with `sandbox serve {self.suite_dir}` or drop --tools-url"
-            ) from e
-        served = health.get("fingerprint") if isinstance(health, dict) else None
-        if served and served != self.suite.fingerprint:
-            log.warning(
-                "the tool server at %s serves a different suite version than %s",
-                url,
-                self.suite_dir,
+            self.server = await check_health(
+                self.client,
+                redact(self.remote or ""),
+                self.suite,
+                accept_other_suite=self.accept_other_suite,
             )
+        except ConfigError:
+            await self.client.__aexit__(None, None, None)
+            raise
 
 
 def _in_process(

@@ -1,7 +1,8 @@
 """The ``mcp`` tool transport (``--mcp-server``): agents on the tools any MCP server lists.
 
 On ``__aenter__`` the run connects once (``mcp_client.McpConnection``: streamable HTTP or a stdio
-command, bounded start-up) and lists the server's tools as a suite catalog
+command, bounded start-up), checks what the server says it is (``server_check``: a mock tool
+server must serve ``--suite``'s suite) and lists the server's tools as a suite catalog
 (``mcp_catalog.ServerCatalog``: names kept, schemas and descriptions the server's). Each episode
 gets an ``HttpToolEnv`` over an in-process mock tool service for that catalog, exactly as a run on
 a suite does, with one difference: the service holds no recordings and its miss policy forwards
@@ -55,6 +56,7 @@ from sandbox.tool_envs.mcp_client import (
     response_of,
 )
 from sandbox.tool_envs.mcp_record import SuiteRecorder
+from sandbox.tool_envs.server_check import check_mcp_server_info
 
 __all__ = ["LiveMcpPolicy", "McpEpisodeEnv", "McpToolEnvs", "open_mcp"]
 
@@ -135,6 +137,9 @@ class McpToolEnvs:
         self.record_into = config.tools.record_into
         self.selection = config.tasks
         self.faults = config.run_faults()
+        self.accept_other_suite = config.tools.accept_other_suite
+        self.server: dict[str, Any] = {}
+        """What the server said of itself (``serverInfo``), checked (``server_check``)."""
         self.catalog: ServerCatalog | None = None
         self.tasks: dict[str, Task] = {}
         self.recorder: SuiteRecorder | None = None
@@ -154,6 +159,13 @@ class McpToolEnvs:
         return self
 
     def _setup(self, connection: McpConnection) -> None:
+        self.server = check_mcp_server_info(
+            redact(self.target.describe()),
+            connection.server_name,
+            connection.server_version,
+            self.source,
+            accept_other_suite=self.accept_other_suite,
+        )
         catalog = ServerCatalog.from_tools(connection.server_name, connection.tools)
         if not catalog.apis:
             raise ConfigError(
@@ -206,6 +218,8 @@ class McpToolEnvs:
 
     def report(self) -> dict[str, Any]:
         out: dict[str, Any] = {"transport": "mcp", "server": redact(self.target.describe())}
+        if self.server:
+            out["server_info"] = self.server
         if self.catalog is not None:
             out["tools"] = len(self.catalog.apis)
         if self.record_into:

@@ -96,6 +96,7 @@ class McpConnection:
         self.target = target
         self.call_timeout = call_timeout
         self.server_name = ""
+        self.server_version = ""
         self.tools: list[Any] = []
         self._client: Any = None
         self._ready = asyncio.Event()
@@ -159,6 +160,7 @@ class McpConnection:
         try:
             info = client.server_info
             self.server_name = info.name if info is not None else ""
+            self.server_version = str(info.version or "") if info is not None else ""
             self.tools = await _list_all(client)
             self._client = client
         except Exception as e:  # reported by ``open``
