@@ -91,3 +91,37 @@ def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) ->
     run = clone / out.split("run folder: ")[1].split()[0]
     assert (run / "manifest.json").is_file() and (run / "report.md").is_file()
     assert json.loads((run / "manifest.json").read_text())["config"]["agent"]["name"] == "dfsdt"
+
+
+def test_make_eval_with_the_rules_judge_works_offline_on_a_fresh_clone(tmp_path: Path) -> None:
+    """``make eval RUN=... ARGS="--protocol toolbench --judge rules-judge"``: ToolEval's protocol
+    with the offline rules judge, no key and no network, labelled as not an LLM."""
+    if shutil.which("make") is None or shutil.which("cksum") is None:
+        pytest.skip("make or cksum is not installed")
+    venv = Path(sys.prefix)
+    found = _stamp(venv, ROOT / "pyproject.toml")
+    if venv == Path(sys.base_prefix) or found is None:
+        pytest.skip("the tests do not run in a virtualenv made by `make setup` for this pyproject")
+    stamp, extras = found
+    clone = _fresh_copy(tmp_path / "clone")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
+    env |= {"PYTHONPATH": str(clone), "NO_COLOR": "1", "HTTP_PROXY": "http://127.0.0.1:9"}
+    make = ["make", "-o", str(stamp), f"VENV={venv}", f"EXTRAS={extras}"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [*make, *args], cwd=clone, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done
+
+    made = run("run", "AGENT=react", "ARGS=--no-plots --tasks g1_*")
+    folder = made.stdout.split("run folder: ")[1].split()[0]
+    judged = run(
+        "eval", f"RUN={folder}", "ARGS=--protocol toolbench --judge rules-judge --json --no-plots"
+    )
+    line = json.loads(judged.stdout.strip().splitlines()[-1])
+    assert line["protocol"] == "toolbench" and line["judge"] == "rules-judge"
+    assert line["judge_kind"] == "rules" and line["judge_calls"] > 0 and line["n"] > 0
+    report = (clone / folder / "report.md").read_text()
+    assert "rules-judge (rules from the task's checks, not an LLM)" in report

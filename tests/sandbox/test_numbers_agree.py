@@ -278,3 +278,40 @@ def test_a_leaderboard_reference_on_another_suite_version_is_named(
     warning = next(line for line in err.splitlines() if line.startswith("warning:"))
     assert "no win rate" in warning
     assert all(fp.removeprefix("sha256:")[:12] in warning for fp in fingerprints)
+
+
+def test_after_make_compare_every_command_shows_each_runs_eval_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's "done when": for every run ``make compare`` leaves under ``runs/``, the
+    leaderboard's pass rate, n and interval equal ``eval``'s, and the viewer (its HTTP API: the
+    index, the run page and its leaderboard) shows the same."""
+    runs = tmp_path / "runs"
+    argv = [
+        "compare",
+        "--agents",
+        "react,dfsdt,react@4",
+        "--suite",
+        str(ROOT / "scenarios/default"),
+    ]
+    assert main([*argv, "--model", "noisy-reference", "--seed", "0", "--out", str(runs)]) == 0
+    capsys.readouterr()
+    folders = sorted(p.parent for p in runs.rglob("manifest.json"))
+    assert len(folders) == 3
+    board = _json(capsys, ["leaderboard", "--runs-dir", str(runs), "--json"])
+    assert isinstance(board, list) and len(board) == 3
+    client = TestClient(create_app(runs))
+    index = {r["key"]: r for r in client.get("/api/runs").json()}
+    shown = client.get("/api/leaderboard").json()["rows"]
+    for folder in folders:
+        line = _json(capsys, ["eval", str(folder), "--json", "--no-plots"])
+        assert isinstance(line, dict) and line["n"] == 58
+        (row,) = [r for r in board if r["runs"] == [str(folder)]]
+        _same_headline(row, line)
+        key = folder.relative_to(runs).as_posix()
+        head = index[key]["headline"]
+        assert head == client.get(f"/api/runs/{key}").json()["entry"]["headline"]
+        (viewed,) = [r for r in shown if r["keys"] == [key]]
+        assert viewed["headline"] == row["headline"] == head
+        assert (head["pass_rate"], head["n"]) == (pytest.approx(line["pass_rate"]), line["n"])
+        assert [head["low"], head["high"]] == pytest.approx(line["pass_rate_ci"])
