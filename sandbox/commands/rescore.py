@@ -31,6 +31,7 @@ from sandbox.commands.eval import (
     report_judge_errors,
 )
 from sandbox.errors import RunError
+from sandbox.eval.headline import headline
 from sandbox.eval.report import print_table, write_report
 
 
@@ -48,12 +49,16 @@ def register(subparsers: Any) -> None:
 
 
 def _old_pass_rate(run: Path) -> float | None:
+    """The pass rate the run's earlier ``scores.json`` held (None when unknown, or over no
+    episode)."""
     try:
         data = json.loads((run / "scores.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     rate = data.get("pass_rate") or data.get("summary", {}).get("pass_rate")
     while isinstance(rate, dict):
+        if rate.get("n") == 0:
+            return None
         rate = rate.get("pass_rate", rate.get("value"))
     return float(rate) if isinstance(rate, (int, float)) else None
 
@@ -69,21 +74,22 @@ def handle(args: argparse.Namespace) -> int:
     old = _old_pass_rate(run)
     scores = evaluate_blocking(args.run, settings)
     write_report(run, scores, plots=settings.plots)
-    new = scores.pass_rate.pass_rate.value
+    new = headline(scores.pass_rate).pass_rate
     if settings.json_line:
         line = {
             "run": str(run),
             "protocol": scores.protocol,
             "old_pass_rate": old,
-            "pass_rate": round(new, 6),
+            "pass_rate": None if new is None else round(new, 6),
         }
         print(json.dumps(line))
     else:
         console = Console(file=sys.stdout)
         print_table(scores, console)
-        before = "unknown" if old is None else f"{old:.1%}"
+        before = "unknown or n/a" if old is None else f"{old:.1%}"
+        after = "n/a" if new is None else f"{new:.1%}"
         console.print(
-            f"pass rate: {before} before, {new:.1%} with the current evaluator "
+            f"pass rate: {before} before, {after} with the current evaluator "
             f"(protocol {scores.protocol})"
         )
     return judge_failure_exit(report_judge_errors(scores))

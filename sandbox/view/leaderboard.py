@@ -6,15 +6,14 @@ when they share the suite (name and content fingerprint), the model, the agent, 
 protocol and the judge: runs scored under different protocols or judges are different rows.
 
 - The headline (``pass_rate``, ``pass_rate_ci``, ``n``, ``excluded``; ``headline``) is
-  ``sandbox.eval.headline``'s, the one ``sandbox eval`` prints: a row of one run shows that
-  run's ``scores.json`` figure as it is; a row of several pools their episodes under the same
-  rule (the episodes that count, ``pass_rate.counts``; the mean score with the task-clustered
-  bootstrap interval, ``pass_rate.rate_summary``). Over no episode it is ``None`` (``n/a``).
-- Distinct samples: an episode is the sample ``(task, run seed, trial)``. Runs that repeat a
-  sample another run of the row holds (the same seed and trial: an identical seeded repeat)
-  count it once, from the newest run; ``repeats`` names them and ``samples`` counts the distinct
-  ``(seed, trial)`` samples. So pass@k / pass^k (k up to the fewest distinct samples of any
-  task, when that is > 1) are never computed over copies of one sample.
+  ``sandbox.eval.headline``'s, the one ``sandbox eval`` prints (``sandbox.view.pooling``): a
+  row of one run shows that run's ``scores.json`` figure as it is; a row of several pools their
+  episodes under the same rule. Over no episode it is ``None`` (``n/a``).
+- Distinct samples (``sandbox.view.pooling``): an episode is the sample ``(task, run seed,
+  trial)``; an identical seeded repeat counts once, from the newest run; ``repeats`` names the
+  runs that repeated one and ``samples`` counts the distinct ``(seed, trial)`` samples. So
+  pass@k / pass^k (k up to the fewest distinct samples of any task, when that is > 1) are never
+  computed over copies of one sample.
 - ``win_rate`` / ``tie_rate`` against ``reference``: every episode paired with the reference
   run's episode of the same task and trial (tasks both selected; ``shared_tasks`` says how
   many), ToolEval's rules deciding; a tie counts half in ``win_rate``. A row that shares no
@@ -31,28 +30,27 @@ A suite is its name and content fingerprint: runs on different suites, or on dif
 versions of one suite, are ranked apart and never in one ranking. Within a suite: pass rate
 (rows without one last), then win rate, then the cheaper (cost, then tokens per episode) first.
 Runs without a readable ``scores.json`` are skipped, with the reason. May import
-``sandbox.store``, ``sandbox.eval`` and ``sandbox.view.catalog``.
+``sandbox.store``, ``sandbox.eval``, ``sandbox.view.catalog`` and ``sandbox.view.pooling``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from sandbox.errors import ConfigError, RunError
-from sandbox.eval.evaluate import trial_rates
-from sandbox.eval.headline import Headline, headline
-from sandbox.eval.pass_rate import EpisodeLabel, counts, rate_summary
+from sandbox.eval.headline import Headline
+from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.dimensions import headline_dimensions, qualified, step_dimensions
 from sandbox.eval.win_rate import PairOutcome, compare_episode, episode_facts, summarise_wins
 from sandbox.store import EpisodeKey, read_trajectories
 from sandbox.view.catalog import RunRecord
+from sandbox.view.pooling import Pool, distinct_samples, judge_label, pool_headline, run_seed
 
 __all__ = ["Leaderboard", "LeaderboardRow", "SkippedRun", "build_leaderboard"]
 
@@ -135,72 +133,6 @@ class Leaderboard(BaseModel):
         return list(dict.fromkeys((r.suite, r.suite_fingerprint) for r in self.rows))
 
 
-@dataclass
-class _Pool:
-    """The runs of one row, newest first, each with the labels of its distinct samples."""
-
-    runs: list[tuple[RunRecord, list[EpisodeLabel]]]
-    repeats: list[str]
-
-    @property
-    def labels(self) -> list[EpisodeLabel]:
-        return [lb for _, labels in self.runs for lb in labels]
-
-    def whole_run(self) -> RunRecord | None:
-        """The one run the row holds whole (its headline is that run's), if so."""
-        if len(self.runs) != 1:
-            return None
-        record, labels = self.runs[0]
-        assert record.scores is not None
-        return record if len(labels) == len(record.scores.labels) else None
-
-
-def judge_label(record: RunRecord) -> str | None:
-    """The judge a run's labels came from, as rows key and show it (None: no judge)."""
-    judge = record.scores.judge if record.scores is not None else None
-    return judge.model if judge is not None else None
-
-
-def _seed(record: RunRecord) -> int:
-    return record.manifest.seed if record.manifest is not None else 0
-
-
-def _distinct(group: Sequence[RunRecord]) -> _Pool:
-    """Each run's labels of samples no newer run of the group holds (see the module doc)."""
-    newest = sorted(
-        group,
-        key=lambda r: (-(r.entry.started_at.timestamp() if r.entry.started_at else 0.0), r.path),
-    )
-    seen: set[tuple[str, int, int]] = set()
-    pool = _Pool([], [])
-    for record in newest:
-        assert record.scores is not None
-        seed = _seed(record)
-        labels = record.scores.labels
-        mine = [lb for lb in labels if (lb.task_id, seed, lb.trial) not in seen]
-        if len(mine) < len(labels):
-            pool.repeats.append(str(record.path))
-        seen.update((lb.task_id, seed, lb.trial) for lb in labels)
-        if mine:
-            pool.runs.append((record, mine))
-    return pool
-
-
-def _headline(pool: _Pool) -> tuple[Headline, dict[str, float], dict[str, float]]:
-    """The row's headline and pass@k / pass^k: a whole single run's own, else pooled."""
-    whole = pool.whole_run()
-    if whole is not None and whole.scores is not None:
-        scores = whole.scores
-        return headline(scores.pass_rate), scores.pass_at_k, scores.pass_hat_k
-    labels = pool.labels
-    seeds = {_seed(r) for r, _ in pool.runs}
-    counted = [lb for lb in labels if counts(lb)]
-    excluded = Counter(lb.excluded for lb in labels if lb.excluded is not None)
-    rate = rate_summary(counted, seeds.pop() if len(seeds) == 1 else 0)
-    at_k, hat_k = trial_rates(counted)
-    return headline(rate, excluded=dict(sorted(excluded.items()))), at_k, hat_k
-
-
 def _outcomes(
     record: RunRecord, labels: Sequence[EpisodeLabel], reference: RunRecord
 ) -> list[PairOutcome]:
@@ -244,10 +176,10 @@ def step_intervals(report: StepReport) -> list[tuple[str, Interval]]:
     return out
 
 
-def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, _Pool]:
+def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, Pool]:
     first = group[0]
-    pool = _distinct(group)
-    head, at_k, hat_k = _headline(pool)
+    pool = distinct_samples(group)
+    head, at_k, hat_k = pool_headline(pool)
     labels = pool.labels
     per_task = Counter(lb.task_id for lb in labels)
     used = [r for r, _ in pool.runs]
@@ -264,7 +196,7 @@ def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, _Pool]:
         judge_kind=first.scores.judge.kind if first.scores and first.scores.judge else None,
         runs=[str(r.path) for r in group],
         keys=[r.entry.key for r in group],
-        samples=len({(_seed(r), lb.trial) for r, ls in pool.runs for lb in ls}),
+        samples=len({(run_seed(r), lb.trial) for r, ls in pool.runs for lb in ls}),
         repeats=pool.repeats,
         episodes=len(labels),
         n=head.n,
@@ -286,7 +218,7 @@ def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, _Pool]:
     return row, pool
 
 
-def _against(row: LeaderboardRow, pool: _Pool, reference: RunRecord) -> str | None:
+def _against(row: LeaderboardRow, pool: Pool, reference: RunRecord) -> str | None:
     """Fill the row's win rate against ``reference``; a warning when it cannot have one."""
     ref = reference.entry
     if any(Path(run).resolve() == reference.path.resolve() for run in row.runs):
@@ -303,7 +235,7 @@ def _against(row: LeaderboardRow, pool: _Pool, reference: RunRecord) -> str | No
     if not row.shared_tasks:
         return f"{who} shares no task with the reference {reference.path}: no win rate"
     outcomes = [o for r, labels in pool.runs for o in _outcomes(r, labels, reference)]
-    seeds = {_seed(r) for r, _ in pool.runs}
+    seeds = {run_seed(r) for r, _ in pool.runs}
     win = summarise_wins(
         outcomes, candidate=row.agent, reference=ref.key, seed=seeds.pop() if len(seeds) == 1 else 0
     )

@@ -115,6 +115,9 @@ def test_an_eval_where_every_judge_reply_failed_shows_n_a_everywhere(
     assert entry["headline"] == row["headline"]
     (shown,) = client.get("/api/leaderboard").json()["rows"]
     assert shown["headline"]["text"] == "n/a"
+    rescored = _json(capsys, ["rescore", str(run), "--json", "--no-plots"])
+    assert isinstance(rescored, dict)
+    assert rescored["old_pass_rate"] is None and rescored["pass_rate"] == 1.0
 
 
 def test_a_run_with_nothing_to_count_prints_n_a_and_json_null(
