@@ -61,7 +61,10 @@ def _stamp(venv: Path, pyproject: Path) -> tuple[Path, str] | None:
     return None
 
 
-def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) -> None:
+def _offline_make(tmp_path: Path) -> tuple[list[str], dict[str, str], Path]:
+    """``make`` with this virtualenv (never reinstalled), its environment (offline: no proxy
+    reaches anything, no ``SANDBOX_`` variable) and a fresh copy of the repository to run in;
+    skips the test when the tools or the virtualenv are missing."""
     if shutil.which("make") is None or shutil.which("cksum") is None:
         pytest.skip("make or cksum is not installed")
     venv = Path(sys.prefix)
@@ -70,13 +73,19 @@ def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) ->
         pytest.skip("the tests do not run in a virtualenv made by `make setup` for this pyproject")
     stamp, extras = found
     clone = _fresh_copy(tmp_path / "clone")
-    installed_from = _installed_location(venv)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
     env |= {"PYTHONPATH": str(clone), "NO_COLOR": "1", "HTTP_PROXY": "http://127.0.0.1:9"}
-    # -o: never remake the install stamp, so this test can never reinstall (and so re-point) the
+    # -o: never remake the install stamp, so a test can never reinstall (and so re-point) the
     # virtualenv it runs in, whatever the copied files' times are.
+    return ["make", "-o", str(stamp), f"VENV={venv}", f"EXTRAS={extras}"], env, clone
+
+
+def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) -> None:
+    make, env, clone = _offline_make(tmp_path)
+    venv = Path(sys.prefix)
+    installed_from = _installed_location(venv)
     done = subprocess.run(
-        ["make", "-o", str(stamp), "run", f"VENV={venv}", f"EXTRAS={extras}", "ARGS=--no-plots"],
+        [*make, "run", "ARGS=--no-plots"],
         cwd=clone,
         env=env,
         capture_output=True,
@@ -96,17 +105,7 @@ def test_make_run_offline_prints_the_table_and_the_run_folder(tmp_path: Path) ->
 def test_make_eval_with_the_rules_judge_works_offline_on_a_fresh_clone(tmp_path: Path) -> None:
     """``make eval RUN=... ARGS="--protocol toolbench --judge rules-judge"``: ToolEval's protocol
     with the offline rules judge, no key and no network, labelled as not an LLM."""
-    if shutil.which("make") is None or shutil.which("cksum") is None:
-        pytest.skip("make or cksum is not installed")
-    venv = Path(sys.prefix)
-    found = _stamp(venv, ROOT / "pyproject.toml")
-    if venv == Path(sys.base_prefix) or found is None:
-        pytest.skip("the tests do not run in a virtualenv made by `make setup` for this pyproject")
-    stamp, extras = found
-    clone = _fresh_copy(tmp_path / "clone")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
-    env |= {"PYTHONPATH": str(clone), "NO_COLOR": "1", "HTTP_PROXY": "http://127.0.0.1:9"}
-    make = ["make", "-o", str(stamp), f"VENV={venv}", f"EXTRAS={extras}"]
+    make, env, clone = _offline_make(tmp_path)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(

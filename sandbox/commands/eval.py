@@ -201,7 +201,7 @@ def handle(args: Any) -> int:
         console = Console(file=sys.stdout)
         print_table(scores, console)
         for note in scores.notes:
-            console.print(f"note: {note}")
+            console.print(note if note.startswith("warning:") else f"note: {note}")
         console.print("wrote " + ", ".join(p.name for p in written) + f" in {args.run}")
     return judge_failure_exit(failed)
 

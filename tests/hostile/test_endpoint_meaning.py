@@ -30,6 +30,7 @@ from tests.agents.models.openai_server import (
     default_reply,
     finish_reply,
     raw_reply,
+    scripted_alias,
     tool_call_reply,
 )
 from tests.hostile.conftest import MINI
@@ -191,13 +192,8 @@ MALFORMED = {
 
 @pytest.fixture(autouse=True)
 def _impatient(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    models = tmp_path / "models.yaml"
-    models.write_text(
-        "models:\n  scripted:\n    kind: openai\n    model: scripted\n"
-        "    base_url: http://127.0.0.1:9/v1\n"
-        "    retry: {max_retries: 2, initial: 0.01, jitter: 0}\n"
-    )
-    monkeypatch.setenv("SANDBOX_MODELS_FILE", str(models))
+    """The ``scripted`` alias: an endpoint the test starts, retried twice 10 ms apart."""
+    scripted_alias(monkeypatch, tmp_path)
 
 
 def _run(server: ScriptedOpenAIServer, out: Path, monkeypatch, *extra: str) -> int:
@@ -369,3 +365,21 @@ def test_a_run_with_a_context_overflow_replays_exactly(tmp_path: Path, capsys, m
         assert _run(server, tmp_path, monkeypatch, "--tasks", "mini_g1_*") == 0
     assert main(["replay", str(tmp_path / "r")]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_judge_that_refuses_the_model_stops_the_eval_after_one_call(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """The judge's endpoint answers 404 model-not-found to every question (its ``/models``
+    works): one call, then ``sandbox eval`` stops with the endpoint's message and exit 2, instead
+    of failing every question as a judge error."""
+    argv = ["run", "--suite", str(MINI), "--agent", "react", "--model", "reference"]
+    assert main([*argv, "--no-plots", "--out", str(tmp_path), "--run-id", "r"]) == 0
+    with ScriptedOpenAIServer() as server:
+        server.default = REFUSALS["404-vllm"]
+        judge = f"openai:qwen-8b@{server.base_url}"
+        code = main(["eval", str(tmp_path / "r"), "--protocol", "toolbench", "--judge", judge])
+        calls = len(server.requests)
+    err = capsys.readouterr().err
+    assert code == 2 and calls == 1 and "Traceback" not in err
+    assert "The model `qwen-8b` does not exist" in err

@@ -17,6 +17,7 @@ from tests.agents.models.openai_server import (
     ScriptedOpenAIServer,
     default_reply,
     raw_reply,
+    scripted_alias,
 )
 from tests.hostile.conftest import MINI
 
@@ -28,16 +29,9 @@ BROKEN = {
 
 
 @pytest.fixture(autouse=True)
-def _impatient(monkeypatch, tmp_path: Path) -> None:
-    """The ``scripted`` alias: the scripted endpoint with 2 retries 10 ms apart (``retry`` in
-    models.yaml), so a body that stays broken costs milliseconds, not the default's backoff."""
-    models = tmp_path / "models.yaml"
-    models.write_text(
-        "models:\n  scripted:\n    kind: openai\n    model: scripted\n"
-        "    base_url: http://127.0.0.1:9/v1\n"
-        "    retry: {max_retries: 2, initial: 0.01, jitter: 0}\n"
-    )
-    monkeypatch.setenv("SANDBOX_MODELS_FILE", str(models))
+def _impatient(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The ``scripted`` alias: an endpoint the test starts, retried twice 10 ms apart."""
+    scripted_alias(monkeypatch, tmp_path)
 
 
 def _run(server: ScriptedOpenAIServer, out: Path, monkeypatch, *extra: str) -> int:

@@ -19,6 +19,7 @@ from tests.agents.models.openai_server import (
     ScriptedOpenAIServer,
     default_reply,
     raw_reply,
+    scripted_alias,
     text_reply,
 )
 
@@ -28,14 +29,8 @@ MINI = ROOT / "tests" / "fixtures" / "suites" / "mini"
 
 @pytest.fixture(autouse=True)
 def _scripted_alias(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """``scripted``: an endpoint the test starts, retried twice 10 ms apart."""
-    models = tmp_path / "models.yaml"
-    models.write_text(
-        "models:\n  scripted:\n    kind: openai\n    model: scripted\n"
-        "    base_url: http://127.0.0.1:9/v1\n"
-        "    retry: {max_retries: 2, initial: 0.01, jitter: 0}\n"
-    )
-    monkeypatch.setenv("SANDBOX_MODELS_FILE", str(models))
+    """The ``scripted`` alias: an endpoint the test starts, retried twice 10 ms apart."""
+    scripted_alias(monkeypatch, tmp_path)
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str], code: int = 0) -> object:
@@ -281,6 +276,10 @@ def test_a_leaderboard_reference_on_another_suite_version_is_named(
     warning = next(line for line in err.splitlines() if line.startswith("warning:"))
     assert "no win rate" in warning
     assert all(fp.removeprefix("sha256:")[:12] in warning for fp in fingerprints)
+    assert main(["eval", str(run), "--reference", str(v2), "--no-plots"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert "warning: the reference v2 ran on suite mini" in out
+    assert all(fp.removeprefix("sha256:")[:12] in out for fp in fingerprints)
 
 
 def test_after_make_compare_every_command_shows_each_runs_eval_figure(

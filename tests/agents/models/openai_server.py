@@ -42,6 +42,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -239,6 +240,19 @@ class ScriptedOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def scripted_alias(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """The ``scripted`` model alias (a ``models.yaml`` in ``folder``, ``SANDBOX_MODELS_FILE``):
+    the endpoint a test starts (``SANDBOX_SCRIPTED_BASE_URL``), retried twice 10 ms apart, so a
+    body that stays broken costs milliseconds, not the default's backoff."""
+    models = folder / "models.yaml"
+    models.write_text(
+        "models:\n  scripted:\n    kind: openai\n    model: scripted\n"
+        "    base_url: http://127.0.0.1:9/v1\n"
+        "    retry: {max_retries: 2, initial: 0.01, jitter: 0}\n"
+    )
+    monkeypatch.setenv("SANDBOX_MODELS_FILE", str(models))
 
 
 def free_port() -> int:
