@@ -76,7 +76,7 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
         if isinstance(e, ModelError) and e.configuration:
             raise EndpointConfigError(
                 f"the model endpoint refused the run's configuration ({e.kind}): {e}; fix it, "
-                "then --resume the run"
+                "then run again (--resume RUN goes on with the episodes a run stored)"
             ) from e
         tb = traceback.format_exc()
         log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)

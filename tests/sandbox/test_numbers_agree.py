@@ -305,9 +305,21 @@ def test_after_make_compare_every_command_shows_each_runs_eval_figure(
     client = TestClient(create_app(runs))
     index = {r["key"]: r for r in client.get("/api/runs").json()}
     shown = client.get("/api/leaderboard").json()["rows"]
+    (comparison,) = [json.loads(f.read_text()) for f in runs.rglob("comparison.json")]
+    compared = {
+        Path(s["run"]).resolve(): s["summary"]["pass_rate"] for s in comparison["strategies"]
+    }
     for folder in folders:
         line = _json(capsys, ["eval", str(folder), "--json", "--no-plots"])
         assert isinstance(line, dict) and line["n"] == 58
+        shown_by_compare = compared[folder.resolve()]
+        assert (shown_by_compare["value"], shown_by_compare["n"]) == (
+            pytest.approx(line["pass_rate"]),
+            line["n"],
+        )
+        assert [shown_by_compare["low"], shown_by_compare["high"]] == pytest.approx(
+            line["pass_rate_ci"]
+        )
         (row,) = [r for r in board if r["runs"] == [str(folder)]]
         _same_headline(row, line)
         key = folder.relative_to(runs).as_posix()
