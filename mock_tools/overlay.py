@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -25,10 +26,21 @@ from mock_tools.models import Provenance, Recording, Response
 from mock_tools.store import RecordingStore, RecordingWriter
 from mock_tools.suite import load_suite
 
-__all__ = ["OVERLAY_FILE", "OverlayStore", "freeze"]
+__all__ = [
+    "OVERLAY_FILE",
+    "RECORDINGS_FILE_NAME",
+    "OverlayStore",
+    "check_recordings_name",
+    "freeze",
+]
 
 OVERLAY_FILE = "overlay.sqlite"
 """The overlay's default name inside a suite folder (outside the fingerprinted files)."""
+
+RECORDINGS_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,121}\.jsonl$")
+"""What ``freeze`` may name its file: a plain ``*.jsonl`` name that the suite loader reads
+(``recordings/*.jsonl``), never a path: letters, digits and ``. _ @ + = -``, starting with a
+letter or digit, 128 characters at most."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -132,6 +144,8 @@ def freeze(
     The suite's fingerprint changes (it has new recordings): that is the point, a frozen suite
     serves every one of those calls as a recording, with no simulator or upstream.
     """
+    if name is not None:
+        check_recordings_name(name)
     suite = load_suite(suite_dir)
     store = RecordingStore.from_suite(suite)
     fresh = [r for r in overlay.recordings() if store.lookup(r.tool, r.api, r.args) is None]
@@ -151,3 +165,15 @@ def freeze(
         "already_recorded": len(overlay) - len(fresh),
         "file": str(target) if fresh else None,
     }
+
+
+def check_recordings_name(name: str) -> None:
+    """``MockToolsError`` unless ``name`` is a file name ``freeze`` may write in a suite's
+    ``recordings/`` folder (``RECORDINGS_FILE_NAME``): a path would write outside the suite or
+    into a subfolder the loader never reads."""
+    if not RECORDINGS_FILE_NAME.match(name) or name != Path(name).name:
+        raise MockToolsError(
+            f"{name!r} is not a recordings file name: give a plain name ending in .jsonl "
+            "(letters, digits and . _ @ + = -, starting with a letter or digit, at most 128 "
+            "characters); the file goes into the suite's recordings/ folder"
+        )

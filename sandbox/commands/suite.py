@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mock_tools import MockToolsError, RecordingStore, SuiteError, load_suite
-from mock_tools.overlay import OVERLAY_FILE, OverlayStore, freeze
+from mock_tools.overlay import OVERLAY_FILE, OverlayStore, check_recordings_name, freeze
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 
@@ -33,7 +33,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("suite", metavar="SUITE")
     p.add_argument("--overlay", default=None, help=f"overlay file (default: SUITE/{OVERLAY_FILE})")
-    p.add_argument("--name", default=None, help="recordings file name (default: frozen-<time>)")
+    p.add_argument(
+        "--name",
+        default=None,
+        help="file name in SUITE/recordings/, ending in .jsonl (default: frozen-<time>.jsonl)",
+    )
     p.set_defaults(handler=_freeze)
 
 
@@ -88,6 +92,11 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _freeze(args: argparse.Namespace) -> int:
+    if args.name is not None:
+        try:
+            check_recordings_name(args.name)
+        except MockToolsError as e:
+            raise ConfigError(f"--name: {e}") from None
     path = _overlay_path(args)
     if not path.is_file():
         raise ConfigError(f"no overlay at {path}: nothing to freeze")
