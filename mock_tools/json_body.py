@@ -9,11 +9,14 @@ nesting deeper than ``MAX_DEPTH``). An empty body is ``{}`` (no arguments).
 Accepted content types: none at all (many clients send none), ``application/json`` and any
 ``+json`` type, ``text/plain`` and ``application/x-www-form-urlencoded`` (what ``curl -d``
 declares). Whatever ``orjson`` refuses is given to the standard library's parser, which also
-takes ``NaN``/``Infinity`` and UTF-16/32 text with a byte-order mark, so nothing the server
-accepted before is refused now; such text must still encode as UTF-8 (no lone surrogates).
+takes UTF-16/32 text with a byte-order mark; such text must still encode as UTF-8 (no lone
+surrogates). Numbers JSON cannot hold are refused by both (400 ``malformed_json`` naming the
+number): ``NaN``, ``Infinity``, ``-Infinity`` and literals too large for a double such as
+``1e999``, which the standard library would otherwise read as infinity
+(``mock_tools.json_numbers``).
 
-Errors are ``mock_tools.service.Rejected``. Imports orjson, the service's ``Rejected`` and
-``errors.limit_message`` only.
+Errors are ``mock_tools.service.Rejected``. Imports orjson, the service's ``Rejected``,
+``errors.limit_message`` and ``json_numbers`` only.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import orjson
 
 from mock_tools.errors import limit_message
+from mock_tools.json_numbers import finite_float, reject_constant
 from mock_tools.service import Rejected
 
 __all__ = ["JSON_MEDIA_TYPES", "MAX_DEPTH", "check_content_type", "decode_json", "read_body"]
@@ -104,9 +108,10 @@ def decode_json(raw: bytes | str) -> Any:
 
 
 def _decode_slowly(raw: bytes | str) -> Any:
-    """What orjson refused, by the standard library's rules (kept for compatibility)."""
+    """What orjson refused, by the standard library's rules (a byte-order mark is fine), with
+    orjson's refusal of numbers JSON cannot hold."""
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=reject_constant, parse_float=finite_float)
     except RecursionError:
         raise _deep() from None
     except UnicodeDecodeError:

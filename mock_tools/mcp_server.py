@@ -12,7 +12,9 @@ streamable HTTP at ``/mcp`` on the app of ``mock_tools.http_app`` (``mcp_route``
   answers (``{"error": ..., "response": ...}``); ``structuredContent`` is the native answer
   (``ok``, ``body``, ``error``, ``provenance``, ``code``). A recorded error, a miss, an injected
   fault and bad arguments are tool errors (``isError: true``), never protocol failures; an unknown
-  tool name is a JSON-RPC error (-32602) naming the closest tools, as the MCP spec asks.
+  tool name is a JSON-RPC error (-32602) naming the closest tools, as the MCP spec asks, and so
+  are arguments holding a number JSON cannot (``NaN``, ``Infinity``, ``1e999``: the SDK reads
+  them; the HTTP routes answer such a body 400).
 - Occurrence scope: ``_meta["agent-sandbox/session"]`` when the client names one (the sandbox's
   MCP tool env does, one per episode), else the MCP session (``Mcp-Session-Id``), else an
   ``X-Sandbox-Session`` header; over stdio the one connection. A stateless HTTP call with none of
@@ -20,8 +22,8 @@ streamable HTTP at ``/mcp`` on the app of ``mock_tools.http_app`` (``mcp_route``
   ``_meta["agent-sandbox/scenario"]`` (or ``X-Sandbox-Scenario``) picks per-scenario faults,
   ``_meta["agent-sandbox/faults"]`` (or ``X-Sandbox-Faults``) overrides the fault config.
 
-No lookup logic lives here. Imports the SDK, the service, names, render and suite modules only;
-the SDK is imported by whoever imports this module, never by ``import mock_tools``.
+No lookup logic lives here. Imports the SDK, the service, names, json_numbers, render and suite
+modules only; the SDK is imported by whoever imports this module, never by ``import mock_tools``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from mcp.types import (
 )
 from starlette.routing import Route
 
+from mock_tools.json_numbers import first_non_finite
 from mock_tools.names import unique_function_names
 from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
 from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
@@ -120,6 +123,9 @@ class _Tools:
         self, ctx: ServerRequestContext, params: CallToolRequestParams
     ) -> CallToolResult:
         args: Any = params.arguments if params.arguments is not None else {}
+        odd = first_non_finite(args)  # the SDK reads NaN and 1e999; HTTP answers them 400
+        if odd is not None:
+            raise MCPError(INVALID_PARAMS, f"arguments hold a number JSON cannot: {odd}")
         tool, api = self.names.get(params.name) or ("", params.name)
         try:
             call = self._context(ctx)
