@@ -11,14 +11,16 @@ ToolBench origin only on strict routes (the typed ones): StableToolBench's serve
 nothing, so ``/virtual`` and the native route answer such a call as an unrecorded one.
 Bad input is a ``Rejected`` error carrying the status, code and message a transport answers with.
 Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
-(the miss policy by name, faults, a recording file). May import the suite, store, canonical,
-faults, names and miss modules; never FastAPI or a transport.
+(the miss policy by name, faults, a recording file). Identical misses in flight make one call
+of the miss policy, a failed one answering identical calls for ``failure_hold`` seconds more
+(``mock_tools.single_flight``). May import the suite, store, canonical, faults, names, miss and
+single_flight modules; never FastAPI or a transport.
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
+import dataclasses
 import json
 import logging
 from collections import Counter
@@ -39,6 +41,7 @@ from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NAME_MAX, NameResolver
 from mock_tools.overlay import OverlayStore
+from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
 from mock_tools.store import MAX_COUNTED_CALLS, OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
 
@@ -175,6 +178,7 @@ class MockToolService:
         writer: RecordingWriter | None = None,
         overlay: OverlayStore | None = None,
         occurrence_limit: int = MAX_COUNTED_CALLS,
+        failure_hold: float = DEFAULT_FAILURE_HOLD,
     ) -> None:
         self.suite = suite
         self.store = RecordingStore.from_suite(suite)
@@ -186,7 +190,8 @@ class MockToolService:
         self.faults = faults or FaultPlan()
         self.writer = writer
         self.overlay = overlay
-        self._pending: dict[tuple[str, str, str, int], asyncio.Future[Outcome]] = {}
+        self.misses: SingleFlight[Outcome] = SingleFlight(failure_hold)
+        self._records = bool(getattr(self.miss_policy, "records", False))
         self.attempts = OccurrenceCounter(occurrence_limit)  # both capped: misses are endless
         self.deliveries = OccurrenceCounter(occurrence_limit)
         self.stats = Stats()
@@ -358,24 +363,17 @@ class MockToolService:
             made = self.overlay.get(tool, api, key)
             if made is not None:
                 return _made(made[0], made[1], occurrence)
-        # Identical misses in flight share one answer: one simulator (or upstream) call.
-        pending_key = (tool, api, key, occurrence)
-        pending = self._pending.get(pending_key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._pending[pending_key] = future
-        try:
-            outcome = await self._miss(tool, api, key, canon, occurrence, ctx)
-        except BaseException as e:
-            future.set_exception(e)
-            future.exception()  # retrieved here: the waiters re-raise it
-            raise
-        else:
-            future.set_result(outcome)
-            return outcome
-        finally:
-            del self._pending[pending_key]
+        # Identical misses in flight share one answer: one simulator (or upstream) call, whether
+        # it succeeds or fails; a failure also answers them for ``failure_hold`` seconds after.
+        # A policy whose answers are recorded answers every occurrence alike, so its misses are
+        # shared across occurrences too.
+        flight = (tool, api, key, None if self._records else occurrence)
+        outcome = await self.misses.run(
+            flight, lambda: self._miss(tool, api, key, canon, occurrence, ctx), _failed
+        )
+        if outcome.occurrence != occurrence:
+            outcome = dataclasses.replace(outcome, occurrence=occurrence)
+        return outcome
 
     async def _miss(
         self,
@@ -503,6 +501,11 @@ def create_service(
         writer=RecordingWriter(record_to) if record_to is not None else None,
         overlay=OverlayStore(overlay) if isinstance(overlay, (str, Path)) else overlay,
     )
+
+
+def _failed(outcome: Outcome) -> bool:
+    """An answer the miss policy could not give (simulator or upstream down): held a moment."""
+    return outcome.infra
 
 
 def _made(response: Response, provenance: Provenance, occurrence: int) -> Outcome:

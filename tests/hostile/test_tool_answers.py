@@ -5,11 +5,23 @@ Each test is named for its item of the issue (item N is test number 21 + N)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 import pytest
 
-from mock_tools import create_service, http_app, in_process_client, load_suite
+from mock_tools import (
+    OCCURRENCE_HEADER,
+    MockToolService,
+    Response,
+    create_service,
+    http_app,
+    in_process_client,
+    load_suite,
+)
+from mock_tools.miss import SimulatePolicy
+from mock_tools.simulation import SimulationFailed, SimulationRequest
 from tests.hostile.conftest import MINI
 from tests.hostile.mcp_stdio import StdioServer, call
 
@@ -74,3 +86,90 @@ async def test_35_finite_numbers_still_work() -> None:
                 "/tools/shipping/track_parcel", content=raw, headers={"content-type": "text/plain"}
             )
             assert r.status_code != 400, r.text
+
+
+# -- item 8: a failing simulator is asked once for identical misses in flight ----------------------
+
+
+class _Simulator:
+    """A simulator that counts its calls, answers after a pause, and fails while ``down``."""
+
+    name = "counting"
+
+    def __init__(self, *, down: bool, pause: float = 0.2) -> None:
+        self.down = down
+        self.pause = pause
+        self.calls = 0
+
+    async def simulate(self, request: SimulationRequest) -> Response:
+        self.calls += 1
+        await asyncio.sleep(self.pause)
+        if self.down:
+            raise SimulationFailed("the simulator model failed: connection refused")
+        return Response(body={"parcel_id": request.args["parcel_id"], "status": "simulated"})
+
+
+async def _misses(client: Any, sessions: list[str | None]) -> list[Any]:
+    def headers(session: str | None) -> dict[str, str]:
+        return {} if session is None else {"X-Sandbox-Session": session}
+
+    return await asyncio.gather(
+        *(
+            client.post(
+                "/tools/shipping/track_parcel", json={"parcel_id": "ZZ-1"}, headers=headers(s)
+            )
+            for s in sessions
+        )
+    )
+
+
+SESSIONS = {
+    "one session": ["s"] * 20,
+    "no session": [None] * 20,
+    "twenty sessions": [f"s{i}" for i in range(20)],
+}
+
+
+@pytest.mark.parametrize("down", [True, False], ids=["failing", "answering"])
+@pytest.mark.parametrize("sessions", SESSIONS.values(), ids=SESSIONS.keys())
+async def test_29_identical_misses_in_flight_make_one_simulation_whether_it_fails_or_not(
+    sessions: list[str | None], down: bool
+) -> None:
+    """20 identical concurrent misses share one simulation, in one session or many; when it
+    fails, all 20 get the one failure (502, infra), and each keeps its own occurrence number."""
+    simulator = _Simulator(down=down)
+    app = http_app(create_service(load_suite(MINI), miss_policy="simulate", simulator=simulator))
+    async with in_process_client(app) as client:
+        answers = await _misses(client, sessions)
+    assert simulator.calls == 1
+    assert {r.status_code for r in answers} == ({502} if down else {200})
+    if down:
+        assert all(r.json()["infra"] and r.json()["code"] == "sim_failed" for r in answers)
+    if sessions[0] == "s":
+        occurrences = sorted(int(r.headers[OCCURRENCE_HEADER]) for r in answers)
+        assert occurrences == list(range(1, 21))
+
+
+async def test_29_a_quick_failure_answers_identical_calls_for_a_moment_then_is_asked_again() -> (
+    None
+):
+    """A simulator that fails at once is not asked again by identical calls that come right
+    after (one by one, as a server takes them): the failure answers them for `failure_hold`
+    seconds. After that the next identical call asks again, and once the simulator is back its
+    answer is kept (then every identical call is served from it)."""
+    simulator = _Simulator(down=True, pause=0.0)
+    service = MockToolService(
+        load_suite(MINI), miss_policy=SimulatePolicy(simulator), failure_hold=0.5
+    )
+    async with in_process_client(http_app(service)) as client:
+        for session in ("a", "b", "c", None):
+            assert [r.status_code for r in await _misses(client, [session])] == [502]
+        assert simulator.calls == 1
+        await asyncio.sleep(0.6)
+        assert {r.status_code for r in await _misses(client, ["d"] * 5)} == {502}
+        assert simulator.calls == 2
+        await asyncio.sleep(0.6)
+        simulator.down = False
+        assert {r.status_code for r in await _misses(client, ["e"] * 5)} == {200}
+        assert {r.status_code for r in await _misses(client, ["f"] * 5)} == {200}
+    assert simulator.calls == 3
