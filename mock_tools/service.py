@@ -13,8 +13,10 @@ Bad input is a ``Rejected`` error carrying the status, code and message a transp
 Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
 (the miss policy by name, faults, a recording file). Identical misses in flight make one call
 of the miss policy, a failed one answering identical calls for ``failure_hold`` seconds more
-(``mock_tools.single_flight``). May import the suite, store, canonical, faults, names, miss and
-single_flight modules; never FastAPI or a transport.
+(``mock_tools.single_flight``); what a miss policy answers is kept and served with numbers JSON
+cannot hold in one canonical form (``mock_tools.json_numbers``). May import the suite, store,
+canonical, faults, names, miss, json_numbers and single_flight modules; never FastAPI or a
+transport.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from jsonschema.validators import validator_for
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError, SuiteError
 from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
-from mock_tools.miss import ErrorPolicy, Miss, MissPolicy, build_miss_policy
+from mock_tools.json_numbers import finite_json
+from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NAME_MAX, NameResolver
 from mock_tools.overlay import OverlayStore
@@ -401,6 +404,7 @@ class MockToolService:
         if answer is None:
             msg = f"no recording for {tool}/{api} with arguments {key}"
             return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
+        answer = _canonical_numbers(answer)
         if answer.record_as is None:
             return Outcome(
                 answer.provenance,
@@ -501,6 +505,16 @@ def create_service(
         writer=RecordingWriter(record_to) if record_to is not None else None,
         overlay=OverlayStore(overlay) if isinstance(overlay, (str, Path)) else overlay,
     )
+
+
+def _canonical_numbers(answer: MissAnswer) -> MissAnswer:
+    """The answer with numbers JSON cannot hold (a simulator's or an upstream API's ``NaN``)
+    in their one canonical form, the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``, so what
+    is served now and what is recorded and served later are the same (``json_numbers``)."""
+    body = finite_json(answer.response.body)
+    if body is answer.response.body:
+        return answer
+    return dataclasses.replace(answer, response=answer.response.model_copy(update={"body": body}))
 
 
 def _failed(outcome: Outcome) -> bool:

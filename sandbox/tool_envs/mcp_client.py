@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mock_tools import Response
+from mock_tools.json_numbers import finite_json
 from sandbox.errors import ConfigError
 
 __all__ = [
@@ -260,7 +261,16 @@ def response_of(result: Any) -> Response:
     A result of another mock tool server (its ``structuredContent`` is the native answer ``ok``,
     ``body``, ``error``, ``provenance``) is unwrapped; otherwise ``isError`` decides ``ok``, the
     error is the text, and the body is the structured content, else the text (parsed when it is
-    JSON; several content items become a list, non-text items their JSON form)."""
+    JSON; several content items become a list, non-text items their JSON form). Numbers JSON
+    cannot hold (``NaN``, ``Infinity``, which Python's ``json`` writes) become the strings
+    ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` here, before the answer is observed or recorded,
+    so a replay of the recording observes the same text (``mock_tools.json_numbers``)."""
+    response = _response(result)
+    body = finite_json(response.body)
+    return response if body is response.body else response.model_copy(update={"body": body})
+
+
+def _response(result: Any) -> Response:
     structured = result.structured_content
     if isinstance(structured, dict) and {"ok", "body", "error", "provenance"} <= structured.keys():
         return Response(

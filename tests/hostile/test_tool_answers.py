@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +24,9 @@ from mock_tools import (
 )
 from mock_tools.miss import SimulatePolicy
 from mock_tools.simulation import SimulationFailed, SimulationRequest
+from sandbox.cli import main as sandbox_main
+from sandbox.store import read_trajectories
+from tests.agents.models.openai_server import ScriptedOpenAIServer, finish_reply, tool_call_reply
 from tests.hostile.conftest import MINI
 from tests.hostile.mcp_stdio import StdioServer, call
 
@@ -173,3 +178,59 @@ async def test_29_a_quick_failure_answers_identical_calls_for_a_moment_then_is_a
         assert {r.status_code for r in await _misses(client, ["e"] * 5)} == {200}
         assert {r.status_code for r in await _misses(client, ["f"] * 5)} == {200}
     assert simulator.calls == 3
+
+
+# -- item 4: NaN in a live MCP answer, recorded, replays -------------------------------------------
+
+ODD_SERVER = Path(__file__).with_name("odd_mcp_server.py")
+
+
+def _measure_policy(body: dict[str, Any]) -> dict[str, Any]:
+    """The model: measure the item named in the query, then finish with the observation."""
+    messages = body["messages"]
+    observations = [m["content"] for m in messages if m["role"] == "tool"]
+    if not observations:
+        item = messages[-1]["content"].split()[-1]
+        return tool_call_reply("measure", {"item": item}, call_id="call_0")
+    return finish_reply(observations[-1])
+
+
+def test_25_a_recorded_mcp_answer_with_nan_replays_identically(tmp_path: Path, capsys) -> None:
+    """A live MCP tool answering `NaN`/`Infinity` (Python's JSON) is recorded and replayed in one
+    canonical form, the strings "NaN", "Infinity", "-Infinity": the live observation, the
+    recording and the replay's observation are the same text, and the replay reproduces."""
+    tasks = tmp_path / "queries.yaml"
+    tasks.write_text("- measure bolts\n- measure nuts\n")
+    recorded = tmp_path / "recorded"
+    with ScriptedOpenAIServer(models=["scripted"]) as model_server:
+        model_server.default = _measure_policy
+        code = sandbox_main(
+            [
+                "run",
+                "--suite",
+                str(tasks),
+                "--mcp-server",
+                f"stdio:{sys.executable} {ODD_SERVER} nan",
+                "--record-into",
+                str(recorded),
+                "--model",
+                f"openai:scripted@{model_server.base_url}",
+                "--out",
+                str(tmp_path / "runs"),
+                "--run-id",
+                "odd",
+                "--no-plots",
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    run = tmp_path / "runs" / "odd"
+    answers = {t.scenario_id: t.final_answer for t in read_trajectories(run)}
+    observed = json.loads(answers["q1"])["response"]
+    assert observed == {"item": "bolts", "nan": "NaN", "big": "Infinity", "low": ["-Infinity"]}
+    recording = json.loads(
+        (recorded / "recordings" / "mcp-odd_tools.jsonl").read_text().splitlines()[0]
+    )
+    assert recording["response"]["body"]["nan"] == "NaN"
+    capsys.readouterr()
+    assert sandbox_main(["replay", str(run)]) == 0
+    assert "REPRODUCED: 2/2 episodes identical" in capsys.readouterr().out
