@@ -65,7 +65,7 @@ leaderboard: setup
 	$(BIN)/sandbox leaderboard --runs-dir $(RUNS) $(ARGS)
 
 validate: setup
-	$(BIN)/python -m mock_tools validate $(ARGS)
+	$(BIN)/python -m mock_tools validate --strict $(ARGS)
 
 bench: setup
 	$(BIN)/python -m bench $(ARGS)

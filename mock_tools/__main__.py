@@ -30,6 +30,11 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check suites (every suite under ./scenarios by default)")
     v.add_argument("suites", nargs="*", help="suite folders")
     v.add_argument("--json", action="store_true", help="print a JSON list of reports")
+    v.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too (a reference call without a recording)",
+    )
     return p
 
 
@@ -50,14 +55,13 @@ def _validate(args: argparse.Namespace) -> int:
         print(json.dumps([r.model_dump(exclude={"path"}) for r in reports], indent=2))
     else:
         for r in reports:
-            status = "ok" if r.ok else f"{len(r.errors)} error(s)"
-            print(
-                f"{r.suite} ({r.path}): {r.tools} tools, {r.apis} apis, {r.tasks} tasks, "
-                f"{r.recordings} recordings: {status}"
-            )
+            print(r.summary())
             for e in r.errors:
                 print(f"  - {e}")
-    return 0 if all(r.ok for r in reports) else 1
+            for w in r.warnings:
+                print(f"  ! {w}")
+    failed = [r for r in reports if not r.ok or (args.strict and r.warnings)]
+    return 1 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,6 +31,11 @@ Origin = Literal["toolbench"]
 ToolBench or StableToolBench importer writes."""
 
 
+TOOLBENCH_GROUPS = ("G1", "G2", "G3")
+"""ToolBench's test groups; any other ``G<n>`` group is a typo."""
+_G_NUMBER = re.compile(r"[Gg]\d+")
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -199,12 +204,28 @@ class Task(_Strict):
         description="The APIs offered to the agent (``validate`` requires at least one in a suite; "
         "a task file for an MCP run may leave it empty: every tool the server lists).",
     )
-    group: str = "G1"
+    group: str = Field(
+        default="G1",
+        description="ToolBench's test group (G1, G2, G3), or a group name of the suite's own "
+        "that is not of the form G<n> (a ToolEyes scenario); scores are reported per group.",
+    )
     tags: list[str] = Field(default_factory=list)
     solvable: bool = True
     reference: Reference = Field(default_factory=Reference)
     checks: list[Check] = Field(default_factory=list)
     faults: FaultConfig | None = None
+
+    @field_validator("group")
+    @classmethod
+    def _known_group(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("group must not be empty")
+        if _G_NUMBER.fullmatch(v) and v not in TOOLBENCH_GROUPS:
+            raise ValueError(
+                f"group {v!r}: ToolBench's groups are {', '.join(TOOLBENCH_GROUPS)} (a name "
+                "that is not of the form G<n> is a group of the suite's own)"
+            )
+        return v
 
 
 class SuiteMeta(_Strict):

@@ -33,7 +33,7 @@ from mock_tools.models import FAULT_KINDS, FaultConfig
 from mock_tools.overlay import OVERLAY_FILE
 from mock_tools.plugins import option_pairs
 from mock_tools.service import MockToolService, create_service
-from mock_tools.suite import load_suite
+from mock_tools.validate import load_valid_suite
 
 __all__ = [
     "SPELLED_OPTIONS",
@@ -192,7 +192,7 @@ def build_service(options: ServeOptions, *, simulator: Simulator | None = None) 
     """The service ``serve`` runs: the suite loaded, its miss policy built with its options
     (``simulator``, when given, is its ``simulator`` option), faults, and where answers made on
     misses go: ``overlay``, ``record_to``, or for a policy that records, the suite's overlay."""
-    suite = load_suite(options.suite)
+    suite = load_valid_suite(options.suite)  # what `validate` rejects is not served
     if not suite.apis:
         raise MockToolsError(f"{options.suite} defines no tools to serve (a task file?)")
     given = dict(options.miss_options)

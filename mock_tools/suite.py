@@ -1,12 +1,19 @@
 """Loading a suite folder into memory, with errors that name the file and the field.
 
-Bad files are ``SuiteError``s naming the file (and line): invalid YAML or JSON, text that is not
-UTF-8, numbers too long to read, nesting too deep, a duplicate tool name or task id. Imports
-``mock_tools.models``, ``recording_index`` and ``errors`` only.
+Bad files are ``SuiteError``s naming the file (and line): invalid YAML or JSON, a key written
+twice in one YAML mapping, YAML over a limit (``yaml_size``, ``yaml_expansion``:
+``mock_tools.yaml_text``; the size is checked before the file is read), text that is not UTF-8,
+numbers too long to read, nesting too deep, a duplicate tool name or task id, and an entry of
+``tools/``, ``tasks/`` or ``recordings/`` that cannot be read as a file (a symlink loop, a
+dangling link, a folder named like a file). This is what every command that reads a suite
+loads; ``mock_tools.validate.load_valid_suite`` adds the checks ``validate`` makes, for the
+commands that use the suite (run, serve). Imports ``mock_tools.models``, ``recording_index``,
+``yaml_text`` and ``errors`` only.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Iterator, Sequence
@@ -25,7 +32,7 @@ from mock_tools.recording_index import (
     decode_line,
     open_index,
 )
-from mock_tools.yaml_text import load_yaml
+from mock_tools.yaml_text import MAX_YAML_BYTES, YamlLimitExceeded, load_yaml
 
 
 @dataclass
@@ -40,6 +47,8 @@ class Suite:
     path: Path | None = None
     fingerprint: str = ""
     apis: dict[tuple[str, str], ApiSpec] = field(default_factory=dict)
+    task_file: bool = False
+    """Loaded from a task file (``load_task_file``): tasks only, for a run on an MCP server."""
 
     def __post_init__(self) -> None:
         if not self.apis:
@@ -76,6 +85,7 @@ def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suit
         raise SuiteError("missing suite.yaml (a suite folder needs one)", file=str(root))
     meta = _model(SuiteMeta, _yaml(meta_file), meta_file)
 
+    _check_entries(root)
     tools: dict[str, ToolSpec] = {}
     for f in sorted((root / "tools").glob("*.y*ml")):
         for i, doc in _docs(f):
@@ -145,6 +155,7 @@ def load_task_file(path: str | Path) -> Suite:
         recordings=[],
         path=file,
         fingerprint="sha256:" + hashlib.sha256(file.read_bytes()).hexdigest(),
+        task_file=True,
     )
 
 
@@ -202,7 +213,39 @@ def _is_suite_file(root: Path, p: Path) -> bool:
     return rel[0] in _SUITE_PARTS and "__pycache__" not in rel
 
 
+_ENTRIES = (("tools", "*.y*ml"), ("tasks", "*.y*ml"), ("recordings", "*.jsonl"))
+"""The files a suite folder is made of (besides ``suite.yaml``)."""
+
+
+def _check_entries(root: Path) -> None:
+    """A ``SuiteError`` for an entry the loader would read that is not a readable file: a
+    symlink loop or a dangling link would otherwise be skipped without a word."""
+    for folder, pattern in _ENTRIES:
+        for f in sorted((root / folder).glob(pattern)):
+            if f.is_file():
+                continue
+            if f.is_symlink():
+                try:
+                    f.resolve(strict=True)
+                    why = "a symlink to something that is not a file"
+                except RuntimeError:
+                    why = "a symlink loop"
+                except OSError as e:
+                    why = "a symlink loop" if e.errno == errno.ELOOP else "a dangling symlink"
+            else:
+                why = "not a file"
+            raise SuiteError(f"cannot read: {why}", file=str(f))
+
+
 def _yaml(f: Path) -> Any:
+    try:
+        size = f.stat().st_size
+    except OSError as e:
+        raise SuiteError(f"cannot read: {e.strerror}", file=str(f)) from e
+    if size > MAX_YAML_BYTES:
+        raise SuiteError(
+            f"YAML file of {size:,} bytes, over {MAX_YAML_BYTES:,} (limit yaml_size)", file=str(f)
+        )
     try:
         text = f.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
@@ -214,6 +257,8 @@ def _yaml(f: Path) -> Any:
         raise SuiteError(f"cannot read: {e.strerror}", file=str(f)) from e
     try:
         return load_yaml(text)
+    except YamlLimitExceeded as e:
+        raise SuiteError(e.message, file=f"{f}:{e.line}" if e.line else str(f)) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark
         where = f"{f}:{mark.line + 1}" if mark is not None else str(f)

@@ -2,16 +2,30 @@
 
 A suite passes when it loads (the models check fields and checks' shapes), its API schemas are
 valid JSON Schema, every recording names an existing API and validates against its schema, no two
-recordings claim the same call and occurrence, every task's offered APIs exist (loading rejects a
-duplicate task id), and every reference call is offered, validates and has a recording. A call
+recordings claim the same call and occurrence, every task offers at least one API and its offered
+APIs exist (loading rejects a duplicate task id), and every reference call is offered and
+validates. A reference call without a recording is a *warning*: the suite runs (the call is a miss
+under the ``error`` policy, what ``simulate`` and ``upstream`` exist to fill in), and
+``validate --strict`` fails on warnings too. A call
 recorded from a real API (provenance ``toolbench``, ``stabletoolbench``, ``upstream``) may hold
 arguments its schema rejects: the API answered them, and the service serves such a recording as
-recorded.
+recorded. A task file (``load_task_file``: tasks for a run on an MCP server, no catalog) is
+checked by loading it.
+
+``load_valid_suite`` is the one loader of every command that uses a suite (``sandbox run``,
+``compare``, ``probe``, ``serve``): the suite as ``load_suite`` reads it, then the checks above,
+so a suite ``validate`` rejects never runs. A suite found valid is remembered by its
+fingerprint (``<suite>/.cache/validated``, with a digest of the checking code), so a large
+suite is checked once, not at every run. Each error is one line of at most ``ERROR_CHARS``.
 Imports the suite, store and canonical modules; never the service or HTTP.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,26 +40,81 @@ from mock_tools.errors import MockToolsError, SuiteError
 from mock_tools.store import RecordingStore
 from mock_tools.suite import Suite, load_suite
 
-__all__ = ["SuiteReport", "find_suites", "validate_loaded", "validate_suite", "validate_suites"]
+__all__ = [
+    "ERROR_CHARS",
+    "SuiteInvalid",
+    "SuiteReport",
+    "find_suites",
+    "load_valid_suite",
+    "validate_loaded",
+    "validate_suite",
+    "validate_suites",
+]
+
+ERROR_CHARS = 500
+"""The longest error line a report holds (an argument list can be long); the rest is cut."""
+
+VALIDATED_FILE = "validated"
+"""The marker in ``<suite>/.cache/`` of a suite found valid: the checking code's digest and the
+suite's fingerprint."""
 
 RECORDED_FROM_APIS = frozenset({"toolbench", "stabletoolbench", "upstream"})
 """Provenance sources of responses a real API gave (to whatever arguments it was sent)."""
 
 
+class SuiteInvalid(SuiteError):
+    """A suite that loads but fails ``validate``'s checks; the message is its first error."""
+
+
 class SuiteReport(BaseModel):
-    """What ``validate`` found in one suite; ``errors`` empty means valid."""
+    """What ``validate`` found in one suite; ``errors`` empty means valid. The counts are None
+    when the suite did not load (``loaded`` false): its one error says why."""
 
     suite: str
     path: str
-    tools: int = 0
-    apis: int = 0
-    tasks: int = 0
-    recordings: int = 0
+    loaded: bool = True
+    tools: int | None = None
+    apis: int | None = None
+    tasks: int | None = None
+    recordings: int | None = None
     errors: list[str] = []
+    warnings: list[str] = []
+    """What a run can live with: a reference call with no recording (a miss under the ``error``
+    policy; what ``simulate`` and ``upstream`` fill in)."""
 
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    def summary(self) -> str:
+        """The report's first line, as ``python -m mock_tools validate`` prints it."""
+        status = "ok" if self.ok else f"{len(self.errors)} error(s)"
+        if self.warnings:
+            status += f", {len(self.warnings)} warning(s)"
+        if not self.loaded:
+            return f"{self.suite} ({self.path}): does not load: {status}"
+        return (
+            f"{self.suite} ({self.path}): {self.tools} tools, {self.apis} apis, "
+            f"{self.tasks} tasks, {self.recordings} recordings: {status}"
+        )
+
+
+def load_valid_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suite:
+    """The suite at ``path`` if ``validate`` accepts it: ``SuiteError`` naming file and line
+    when it does not load, ``SuiteInvalid`` with its first error (and how many more) when it
+    fails a check. What every command that uses a suite loads it with."""
+    suite = load_suite(path, cache_dir=cache_dir)
+    if suite.task_file or _known_valid(suite):
+        return suite
+    errors = validate_loaded(suite).errors
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SuiteInvalid(
+            f"{path}: the suite fails validation: {errors[0]}{more}; "
+            f"`python -m mock_tools validate {path}` lists every error"
+        )
+    _remember_valid(suite)
+    return suite
 
 
 def find_suites(root: str | Path = "scenarios") -> list[Path]:
@@ -63,13 +132,46 @@ def validate_suites(paths: Iterable[str | Path]) -> list[SuiteReport]:
 def validate_suite(path: str | Path) -> SuiteReport:
     """Load and check one suite folder; loading errors become the report's only error."""
     try:
-        return validate_loaded(load_suite(path))  # a recording is fully checked when read
+        suite = load_suite(path)
     except SuiteError as e:
-        return SuiteReport(suite=Path(path).name, path=str(path), errors=[str(e)])
+        return SuiteReport(
+            suite=Path(path).name, path=str(path), loaded=False, errors=[_clip(str(e))]
+        )
+    report = validate_loaded(suite)  # a recording is fully checked when read
+    if report.ok and not suite.task_file:
+        _remember_valid(suite)
+    return report
 
 
 def validate_loaded(suite: Suite) -> SuiteReport:
+    report = SuiteReport(
+        suite=suite.name,
+        path=str(suite.path or ""),
+        tools=len(suite.tools),
+        apis=len(suite.apis),
+        tasks=len(suite.tasks),
+    )
     errors: list[str] = []
+    warnings: list[str] = []
+    try:
+        if not suite.task_file:
+            _check(suite, errors, warnings)
+    except SuiteError as e:  # a recording line that breaks the model, read only now
+        errors.append(str(e))
+    report.recordings = len(suite.recordings)
+    report.errors = [_clip(e) for e in errors]
+    report.warnings = [_clip(w) for w in warnings]
+    return report
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split("\n"))
+    if len(text) <= ERROR_CHARS:
+        return text
+    return f"{text[: ERROR_CHARS - 40]}... ({len(text) - ERROR_CHARS + 40:,} more characters)"
+
+
+def _check(suite: Suite, errors: list[str], warnings: list[str]) -> None:
     validators = _validators(suite, errors)
     store = RecordingStore.from_suite(suite)
     for key in store.duplicates:
@@ -85,16 +187,49 @@ def validate_loaded(suite: Suite) -> SuiteReport:
             errors.extend(_violations(where, suite, validators, rec.tool, rec.api, rec.args))
 
     for task in suite.tasks:
-        errors.extend(_task_errors(task, suite, validators, store))
-    return SuiteReport(
-        suite=suite.name,
-        path=str(suite.path or ""),
-        tools=len(suite.tools),
-        apis=len(suite.apis),
-        tasks=len(suite.tasks),
-        recordings=len(suite.recordings),
-        errors=errors,
-    )
+        _check_task(task, suite, validators, store, errors, warnings)
+
+
+def _checks_digest() -> str:
+    """A digest of the code that decides validity (this module, the suite's models, its
+    loader, YAML reading): a marker written by other code is not trusted."""
+    h = hashlib.sha256()
+    here = Path(__file__)
+    for name in (here.name, "models.py", "suite.py", "yaml_text.py"):
+        h.update(here.with_name(name).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _marker(suite: Suite) -> str:
+    return f"{_checks_digest()} {suite.fingerprint}\n"
+
+
+def _known_valid(suite: Suite) -> bool:
+    if suite.path is None or not suite.fingerprint:
+        return False
+    try:
+        return (suite.path / ".cache" / VALIDATED_FILE).read_text() == _marker(suite)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _remember_valid(suite: Suite) -> None:
+    """Write the marker beside the suite's index (atomically); nowhere if it cannot be."""
+    if suite.path is None or not suite.fingerprint:
+        return
+    folder = suite.path / ".cache"
+    try:
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".validated-", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(_marker(suite))
+        os.replace(tmp, folder / VALIDATED_FILE)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _validators(suite: Suite, errors: list[str]) -> dict[tuple[str, str], Any]:
@@ -128,10 +263,14 @@ def _violations(
     ]
 
 
-def _task_errors(
-    task: Any, suite: Suite, validators: dict[tuple[str, str], Any], store: RecordingStore
-) -> list[str]:
-    errors: list[str] = []
+def _check_task(
+    task: Any,
+    suite: Suite,
+    validators: dict[tuple[str, str], Any],
+    store: RecordingStore,
+    errors: list[str],
+    warnings: list[str],
+) -> None:
     where = f"tasks: {task.id}"
     offered = {(ref.tool, ref.api) for ref in task.tools}
     if not offered:
@@ -158,8 +297,7 @@ def _task_errors(
         if violations and not _recorded_from_api(suite, step.tool, step.api, key):
             errors.extend(violations)
         if store.get(step.tool, step.api, key, seen[(step.tool, step.api, key)]) is None:
-            errors.append(f"{at}: no recording for arguments {key}")
-    return errors
+            warnings.append(f"{at}: no recording for arguments {key}")
 
 
 def _recorded_from_api(suite: Suite, tool: str, api: str, key: str) -> bool:

@@ -22,6 +22,7 @@ from mock_tools.serving import build_service as build_mock_service
 from sandbox.commands import COMMANDS
 from sandbox.commands.config_files import add_config_flags, flag_settings, namespace_settings
 from sandbox.errors import ConfigError
+from sandbox.store.suite_folder import suite_folder
 
 __all__ = ["build_service", "options_from_args", "register"]
 
@@ -42,9 +43,11 @@ def register(subparsers: Any) -> None:
 def options_from_args(args: argparse.Namespace) -> ServeOptions:
     """The ``ServeOptions`` of the config files, the flags given and ``-C``; ``ConfigError``."""
     try:
-        return serve_options(namespace_settings(args, args.serve_flags))
+        options = serve_options(namespace_settings(args, args.serve_flags))
     except MockToolsError as e:
         raise ConfigError(str(e)) from e
+    # scenarios/default from the package, outside a checkout
+    return options.model_copy(update={"suite": suite_folder(options.suite)})
 
 
 def build_service(options: ServeOptions) -> MockToolService:

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from agents.errors import ModelError
 from agents.model import Model
-from mock_tools import SuiteError, Task, load_suite
+from mock_tools import SuiteError, Task
 from mock_tools.names import NameResolver
+from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError
 from sandbox.eval.steps.actions import Apis
 from sandbox.eval.steps.reason_score import (
@@ -34,6 +35,7 @@ from sandbox.probe.questions import ProbeItem, build_probes
 from sandbox.probe.reference_scoring import probe_protocols
 from sandbox.probe.scoring import ProbeReport, ProbeResult, score_answer, summarise_probe
 from sandbox.store.config import RunConfig
+from sandbox.store.suite_folder import suite_folder
 from sandbox.tool_envs import open_tool_envs
 
 __all__ = ["probe_models", "probe_suite", "run_probe", "select_probe_tasks"]
@@ -129,7 +131,7 @@ async def probe_suite(
     kind, _, model = similarity.partition(":")
     backend = thought_similarity(kind, model or None)
     try:
-        suite = load_suite(suite_path)
+        suite = load_valid_suite(suite_folder(suite_path))  # what `validate` rejects is not probed
     except SuiteError as e:
         raise ConfigError(f"cannot load suite: {e}") from e
     selected = select_probe_tasks(suite.tasks, tasks)

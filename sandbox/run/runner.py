@@ -31,7 +31,8 @@ from pydantic import BaseModel, Field
 from agents.errors import AgentsError
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Trajectory
-from mock_tools import Suite, SuiteError, Task, load_suite
+from mock_tools import Suite, SuiteError, Task
+from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline
@@ -58,6 +59,7 @@ from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
 from sandbox.tool_envs.factory import select_transport
+from sandbox.store.suite_folder import suite_folder
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -404,8 +406,9 @@ def _keep(store: RunStore, progress: RunProgress, executor: Executor, spend: Run
 
 
 def _load(path: str) -> Suite:
+    """The suite a run uses: only one ``validate`` accepts (``load_valid_suite``)."""
     try:
-        return load_suite(path)
+        return load_valid_suite(suite_folder(path))
     except SuiteError as e:
         raise ConfigError(f"cannot load suite: {e}") from e
 

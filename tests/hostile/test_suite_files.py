@@ -4,13 +4,17 @@ Each test is named for its item of the issue (item N is test number 21 + N)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from mock_tools import MockToolsError
+from mock_tools.__main__ import main as mock_tools_main
 from mock_tools.models import Provenance, Recording, Response
 from mock_tools.overlay import OverlayStore
+from mock_tools.serving import ServeOptions, build_service
 from sandbox.cli import main as sandbox_main
 from tests.hostile.conftest import MINI
 
@@ -74,3 +78,140 @@ def test_22_a_plain_name_freezes_into_the_recordings_folder(tmp_path: Path, caps
     assert sandbox_main(["suite", "freeze", str(suite), "--name", "batch-2.jsonl"]) == 0
     assert '"written": 0' in capsys.readouterr().out
     assert not (suite / "recordings" / "batch-2.jsonl").exists()
+
+
+# -- item 10: validate on a YAML alias bomb, and on a suite that does not load ------------------
+
+
+def _mini(tmp_path: Path, name: str = "suite") -> Path:
+    suite = tmp_path / name
+    shutil.copytree(MINI, suite, ignore=shutil.ignore_patterns(".cache"))
+    return suite
+
+
+ALIAS_BOMB = "\n".join(
+    [
+        "- id: bomb",
+        "  query: Explode.",
+        "  tools: [{tool: shipping, api: track_parcel}]",
+        "  reference:",
+        "    steps:",
+        "      - tool: shipping",
+        "        api: track_parcel",
+        "        args:",
+        '          a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+        *(f"          a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 6)),
+        "",
+    ]
+)
+
+
+def test_31_a_yaml_alias_bomb_is_one_short_error_naming_file_line_and_limit(
+    tmp_path: Path, capsys
+) -> None:
+    """Six lines of aliases that expand to 9^6 (531,441) values are refused when the file is read
+    (limit `yaml_expansion`), in one short line naming the file and the line, instead of being
+    expanded while checking (16 s and a 69 MB error line on the code before the fix)."""
+    suite = _mini(tmp_path)
+    (suite / "tasks" / "bomb.yaml").write_text(ALIAS_BOMB)
+    assert mock_tools_main(["validate", str(suite)]) == 1
+    out = capsys.readouterr().out
+    assert len(out) < 2_000, f"{len(out)} characters"
+    assert "bomb.yaml:" in out and "yaml_expansion" in out
+    assert "does not load" in out and "0 tools" not in out
+    assert sandbox_main(["run", "--suite", str(suite), "--out", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "yaml_expansion" in err and len(err) < 2_000
+
+
+def test_31_a_suite_that_does_not_load_reports_no_counts(tmp_path: Path, capsys) -> None:
+    """A file that does not load makes the whole suite unreadable: the report says so instead
+    of claiming 0 tools, 0 apis, 0 tasks, 0 recordings; --json gives null counts."""
+    suite = _mini(tmp_path)
+    (suite / "tools" / "shop.yaml").write_text("name: shop\napis: [\n")
+    assert mock_tools_main(["validate", str(suite)]) == 1
+    first, error = capsys.readouterr().out.splitlines()
+    assert first == f"suite ({suite}): does not load: 1 error(s)", first
+    assert "shop.yaml:" in error and "invalid YAML" in error
+    assert mock_tools_main(["validate", str(suite), "--json"]) == 1
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["loaded"] is False and report["tools"] is None and report["tasks"] is None
+
+
+# -- item 11: one set of checks for validate, run and serve --------------------------------------
+
+
+def _duplicate_key(suite: Path) -> str:
+    tasks = suite / "tasks" / "tasks.yaml"
+    text = tasks.read_text()
+    tasks.write_text(text.replace("  group: G1\n", "  group: G1\n  id: renamed_by_yaml\n", 1))
+    return "duplicate key 'id'"
+
+
+def _bad_schema_type(suite: Path) -> str:
+    tools = suite / "tools" / "shipping.yaml"
+    tools.write_text(
+        tools.read_text().replace(
+            "{type: string, description: Parcel", "{type: 3, description: Parcel"
+        )
+    )
+    return "invalid parameters schema"
+
+
+def _invalid_provenance(suite: Path) -> str:
+    rec = suite / "recordings" / "shipping.jsonl"
+    rec.write_text(rec.read_text().replace('"source": "hand"', '"source": "made-up"', 1))
+    return "provenance.source"
+
+
+def _task_without_tools(suite: Path) -> str:
+    tasks = suite / "tasks" / "tasks.yaml"
+    lines = tasks.read_text().split("\n")
+    start = lines.index("  tools:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("    -"))
+    tasks.write_text("\n".join([*lines[:start], "  tools: []", *lines[end:]]))
+    return "offers no APIs"
+
+
+def _symlink_loop(suite: Path) -> str:
+    (suite / "recordings" / "loop.jsonl").symlink_to("loop.jsonl")
+    return "symlink loop"
+
+
+def _group_g9(suite: Path) -> str:
+    tasks = suite / "tasks" / "tasks.yaml"
+    tasks.write_text(tasks.read_text().replace("group: G2", "group: G9", 1))
+    return "'G9'"
+
+
+DEFECTS = [
+    _duplicate_key,
+    _bad_schema_type,
+    _invalid_provenance,
+    _task_without_tools,
+    _symlink_loop,
+    _group_g9,
+]
+
+
+@pytest.mark.parametrize("defect", DEFECTS, ids=lambda f: f.__name__.strip("_"))
+def test_32_run_and_serve_refuse_every_suite_validate_rejects(
+    defect, tmp_path: Path, capsys
+) -> None:
+    """Duplicate YAML keys (YAML would silently keep the last: a renamed task), an invalid schema
+    type, an invalid provenance, a task offering no tools, a symlink loop in recordings/ and a
+    group `G9`: `validate` rejects each with the reason, and `run` and `serve` refuse the same
+    suite in one line (exit 2) before anything runs: one loader, one set of checks."""
+    suite = _mini(tmp_path)
+    reason = defect(suite)
+    assert mock_tools_main(["validate", str(suite)]) == 1
+    assert reason in capsys.readouterr().out
+    runs = tmp_path / "runs"
+    args = ["run", "--suite", str(suite), "--model", "reference", "--out", str(runs)]
+    assert sandbox_main([*args, "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and reason in err, err
+    assert not runs.exists() or not any(runs.iterdir())
+    with pytest.raises(MockToolsError) as e:
+        build_service(ServeOptions(suite=str(suite)))
+    assert reason in str(e.value)

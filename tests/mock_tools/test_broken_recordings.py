@@ -1,6 +1,7 @@
 """A recording is decoded when it is served: one that is broken (or changed on disk after the
 suite was loaded) is answered as the suite's defect, naming file, line and field, never as a bare
-500 (tests/sandbox/test_broken_recording_run.py: a run counts it as infrastructure)."""
+500 (tests/sandbox/test_broken_recording_run.py: a run refuses such a suite, and counts one it
+is served as infrastructure)."""
 
 from __future__ import annotations
 
