@@ -7,13 +7,19 @@ Imports nothing.
 
 from __future__ import annotations
 
+import re
+
 
 class MockToolsError(Exception):
     """Base class; the message says what is wrong and where."""
 
 
 class SuiteError(MockToolsError):
+    """A suite that cannot be used; the message is one line (a parser's multi-line message is
+    joined), naming the file and field."""
+
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None) -> None:
+        message = re.sub(r"\s*\n\s*", " ", message.strip())
         where = file or ""
         if field:
             where = f"{where}: {field}" if where else field

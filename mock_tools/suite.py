@@ -263,6 +263,10 @@ def _yaml(f: Path) -> Any:
         mark = e.problem_mark
         where = f"{f}:{mark.line + 1}" if mark is not None else str(f)
         raise SuiteError(f"invalid YAML: {e.problem or e}", file=where) from e
+    except yaml.reader.ReaderError as e:  # a character YAML does not allow
+        line = text[: e.position].count("\n") + 1
+        what = f" (#x{ord(e.character):04x})" if isinstance(e.character, str) else ""
+        raise SuiteError(f"invalid YAML: {e.reason}{what}", file=f"{f}:{line}") from None
     except yaml.YAMLError as e:
         raise SuiteError(f"invalid YAML: {e}", file=str(f)) from e
     except (RecursionError, ValueError) as e:

@@ -5,10 +5,14 @@ Each test is named for its item of the issue (item N is test number 21 + N)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from mock_tools import MockToolsError
 from mock_tools.__main__ import main as mock_tools_main
@@ -215,3 +219,117 @@ def test_32_run_and_serve_refuse_every_suite_validate_rejects(
     with pytest.raises(MockToolsError) as e:
         build_service(ServeOptions(suite=str(suite)))
     assert reason in str(e.value)
+
+
+# -- the suite property test: any mutation, validate and run agree ------------------------------
+
+SUITE_FILES = sorted(
+    str(p.relative_to(MINI)) for p in MINI.rglob("*") if p.is_file() and ".cache" not in p.parts
+)
+TOKENS = [
+    "\n",
+    " ",
+    "  ",
+    ":",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    '"',
+    "'",
+    "&a ",
+    "*a",
+    "<<: ",
+    "id: ",
+    "tools: []",
+    "group: G9",
+    "group: G2",
+    "type: 3",
+    "null",
+    "NaN",
+    "1e999",
+    "-1",
+    "\t",
+    "\\u0000",
+    "é",
+    "\x00",
+    "source: nowhere",
+    '"occurrence": 0',
+]
+
+
+@st.composite
+def _mutation(draw: st.DrawFn) -> tuple[str, bytes]:
+    """One file of the mini suite, mutated: a span cut, a token or random text put in, a line
+    doubled, dropped or moved."""
+    name = draw(st.sampled_from(SUITE_FILES))
+    data = (MINI / name).read_bytes()
+    lines = data.split(b"\n")
+    kind = draw(st.sampled_from(["cut", "insert", "double", "drop", "move", "replace"]))
+    at = draw(st.integers(0, len(data)))
+    if kind == "cut":
+        data = data[:at] + data[at + draw(st.integers(1, 40)) :]
+    elif kind == "insert":
+        text = draw(st.one_of(st.sampled_from(TOKENS), st.text(max_size=12)))
+        data = data[:at] + text.encode("utf-8", "surrogatepass") + data[at:]
+    elif kind == "replace":
+        token = draw(st.sampled_from(TOKENS)).encode()
+        data = data[:at] + token + data[at + len(token) :]
+    else:
+        i = draw(st.integers(0, len(lines) - 1))
+        j = draw(st.integers(0, len(lines) - 1))
+        line = lines[i]
+        if kind == "double":
+            lines.insert(j, line)
+        elif kind == "drop":
+            del lines[i]
+        else:
+            del lines[i]
+            lines.insert(j, line)
+        data = b"\n".join(lines)
+    return name, data
+
+
+def _one_error_line(err: str) -> bool:
+    lines = err.splitlines()
+    return "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: ")
+
+
+@settings(
+    max_examples=int(os.environ.get("SUITE_MUTATIONS", "40")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(mutation=_mutation())
+def test_32_validate_and_run_agree_on_any_mutation_of_a_suite_file(mutation, capsys) -> None:
+    """Whatever one edit does to one file of a valid suite, `validate` and `run` agree: both
+    accept it, or both reject it (validate exit 1, run exit 2 with one `error:` line, no
+    traceback). The one case where run refuses a suite validate accepts is a suite left with no
+    task to run, and that is one line too."""
+    name, data = mutation
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = Path(tmp) / "suite"
+        shutil.copytree(MINI, suite, ignore=shutil.ignore_patterns(".cache"))
+        (suite / name).write_bytes(data)
+        capsys.readouterr()
+        valid = mock_tools_main(["validate", str(suite)])
+        report = capsys.readouterr().out
+        assert valid in (0, 1) and "Traceback" not in report
+        runs = Path(tmp) / "runs"
+        code = sandbox_main(
+            ["run", "--suite", str(suite), "--model", "reference", "--json", "--no-plots"]
+            + ["--out", str(runs), "--concurrency", "1"]
+        )
+        err = capsys.readouterr().err
+        event(f"{name}: validate {'accepts' if valid == 0 else 'rejects'}")
+        if valid == 0:
+            no_tasks = "0 tasks" in report.splitlines()[0]
+            if no_tasks:
+                assert code == 2 and _one_error_line(err), (name, err)
+            else:
+                assert code == 0, (name, report, err)
+        else:
+            assert code == 2 and _one_error_line(err), (name, report, err)
+            assert not runs.exists() or not any(runs.iterdir())
