@@ -3,7 +3,8 @@
 Built on the official MCP Python SDK's low-level ``Server`` (the high-level ``MCPServer`` derives
 input schemas from Python signatures; the suite's schemas are raw JSON Schema). Served over
 streamable HTTP at ``/mcp`` on the app of ``mock_tools.http_app`` (``mcp_route``) or over stdio
-(``serve_stdio``).
+(``serve_stdio``, through ``mock_tools.mcp_stdio``: every line answered, requests in flight
+answered before the server stops).
 
 - ``tools/list``: one tool per API, named as agents see it in OpenAI tools (``ApiSpec.function``
   or ``<api>_for_<tool>``, ``mock_tools.names.unique_function_names``), with the API's JSON Schema
@@ -22,8 +23,9 @@ streamable HTTP at ``/mcp`` on the app of ``mock_tools.http_app`` (``mcp_route``
   ``_meta["agent-sandbox/scenario"]`` (or ``X-Sandbox-Scenario``) picks per-scenario faults,
   ``_meta["agent-sandbox/faults"]`` (or ``X-Sandbox-Faults``) overrides the fault config.
 
-No lookup logic lives here. Imports the SDK, the service, names, json_numbers, render and suite
-modules only; the SDK is imported by whoever imports this module, never by ``import mock_tools``.
+No lookup logic lives here. Imports the SDK, the service, names, json_numbers, mcp_stdio, render
+and suite modules only; the SDK is imported by whoever imports this module, never by
+``import mock_tools``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from mcp.types import (
 from starlette.routing import Route
 
 from mock_tools.json_numbers import first_non_finite
+from mock_tools.mcp_stdio import DEFAULT_DRAIN, serve_lines
 from mock_tools.names import unique_function_names
 from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
 from mock_tools.service import CallContext, MockToolService, Outcome, Rejected
@@ -217,15 +220,15 @@ def mcp_route(
     return route, manager
 
 
-async def serve_stdio(service: MockToolService) -> None:
+async def serve_stdio(service: MockToolService, *, drain: float = DEFAULT_DRAIN) -> None:
     """Serve ``service`` over stdio (newline-delimited JSON-RPC) until the client closes it.
 
-    Nothing but protocol messages goes to stdout; logs go to stderr."""
-    from mcp.server.stdio import stdio_server
-
+    Every line gets an answer (a line that is not one JSON-RPC message a JSON-RPC error), and
+    the requests in flight when stdin closes are answered first, for up to ``drain`` seconds
+    (``mock_tools.mcp_stdio``). Nothing but protocol messages goes to stdout; logs go to
+    stderr."""
     server = mcp_server(service, stdio=True)
     try:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        await serve_lines(server, drain=drain)
     finally:
         await service.aclose()

@@ -4,14 +4,16 @@
 ``stdio:COMMAND ARGS`` (a subprocess spoken to over stdin/stdout; it gets the MCP SDK's default
 environment, so pass more with ``stdio:env KEY=VALUE COMMAND``). ``McpConnection.open`` connects
 with the official SDK's ``Client`` and lists every tool (all pages) within ``startup_timeout``;
-a server that does not start, answer or list is a ``ConfigError`` saying which and how to check.
+a server that does not start, answer or list is a ``ConfigError`` saying which and how to check
+(with the last line a stdio server wrote on its stderr: ``stderr_tail``).
 
 The SDK client lives in one background task from open to close (its task groups must be entered
 and left by the same task), so episodes running in other tasks share it. ``call`` is bounded by
 ``call_timeout``; a timeout, a lost connection or a JSON-RPC error is an ``McpCallError`` with a
 ``kind`` (``timeout``, ``connection``, ``protocol``), never an answer of the tool.
 ``response_of(result)`` turns a tool result into the mock tools' ``Response``. The SDK is imported
-only here and only when a connection is opened. May import ``mock_tools`` and ``sandbox.errors``.
+only here and only when a connection is opened. May import ``mock_tools``, ``sandbox.errors``
+and ``stderr_tail``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from mock_tools import Response
 from mock_tools.json_numbers import finite_json
 from sandbox.errors import ConfigError
+from sandbox.tool_envs.stderr_tail import StderrTail
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
@@ -104,6 +107,7 @@ class McpConnection:
         self._closing = asyncio.Event()
         self._error: BaseException | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stderr: StderrTail | None = None
 
     @classmethod
     async def open(
@@ -122,16 +126,21 @@ class McpConnection:
             await conn.aclose()
             raise ConfigError(
                 f"the MCP server {target.describe()} did not start and list its tools within "
-                f"{startup_timeout:g}s; {target.hint()}"
+                f"{startup_timeout:g}s{conn.said()}; {target.hint()}"
             ) from None
         if conn._error is not None:
             error = conn._error
             await conn.aclose()
             raise ConfigError(
-                f"cannot use the MCP server {target.describe()}: {_describe(error)}; "
-                f"{target.hint()}"
+                f"cannot use the MCP server {target.describe()}: {_describe(error)}"
+                f"{conn.said()}; {target.hint()}"
             ) from None
         return conn
+
+    def said(self) -> str:
+        """What a stdio server that failed wrote last on its stderr, as a clause (or "")."""
+        line = self._stderr.last_line() if self._stderr is not None else ""
+        return f" (its stderr ends: {line})" if line else ""
 
     async def _hold(self) -> None:
         """The client's whole life, in one task: connect, list, wait for ``aclose``."""
@@ -145,7 +154,9 @@ class McpConnection:
             params = StdioServerParameters(
                 command=self.target.command[0], args=list(self.target.command[1:])
             )
-            server = stdio_client(params, errlog=_stderr())
+            # its stderr reaches ours as before, and its last line is kept for our error
+            self._stderr = StderrTail(_stderr())
+            server = stdio_client(params, errlog=self._stderr.writer)
         client = Client(
             server,
             client_info=Implementation(name="agent-sandbox", version="1"),
@@ -158,6 +169,9 @@ class McpConnection:
             self._error = e
             self._ready.set()
             return
+        finally:
+            if self._stderr is not None:
+                self._stderr.close_writer()  # the server has its own end
         try:
             info = client.server_info
             self.server_name = info.name if info is not None else ""
