@@ -6,6 +6,7 @@ Routes
     POST /virtual               StableToolBench-compatible ({category, tool_name, api_name,
                                 tool_input, ...} -> {"error": str, "response": ...})
     GET  /health, /tools, /stats;  POST /reset (occurrence counters)
+    GET  /docs, /redoc          the API pages, their scripts served locally (``docs_pages``)
     /mcp                        with ``mcp=True``: the MCP transport (``mock_tools.mcp_server``)
 
 Native answers are ``{"ok", "body", "error", "provenance"}`` (plus ``code`` on errors). A recorded
@@ -37,7 +38,7 @@ travel in them.
 The call routes are lean ASGI endpoints (``mock_tools.http_calls``) placed ahead of the FastAPI
 routes, documented in ``/openapi.json`` all the same; this module builds the app, its meta routes
 and the documentation. The call path is the service's (``mock_tools.service``). May import the
-service, http_calls, miss, faults and suite modules.
+service, http_calls, docs_pages, miss, faults and suite modules.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from starlette.routing import Match, Route
 
+from mock_tools.docs_pages import add_docs_pages
 from mock_tools.http_calls import (
     BAD_INPUT_RESPONSES,
     FAULTS_HEADER,
@@ -197,7 +199,10 @@ def http_app(
         version=suite.meta.version,
         description=suite.meta.description or "Deterministic mock tool server (agent-sandbox).",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: ours work offline
+        redoc_url=None,
     )
+    add_docs_pages(app)
     app.state.service = service
     typed = _typed_paths(suite)
     calls = CallRoutes(

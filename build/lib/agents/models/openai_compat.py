@@ -1,0 +1,240 @@
+"""A ``Model`` over any OpenAI-compatible chat endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama).
+
+Native tool calls; transient failures (429, 5xx, timeouts, connection errors) are retried with
+exponential backoff and jitter, honouring ``Retry-After``; what is left after the retries is raised
+as ``ModelError`` with its ``kind`` and ``attempts``, so the loop records an infrastructure error,
+never an agent mistake. Exceptions of the client library are translated in ``openai_errors``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from agents.errors import ModelError, ModelUnreachable
+from agents.model import Message, ToolCall, Turn, Usage
+from agents.models.openai_errors import EndpointError, translate_openai_error
+from agents.models.retry import RetryPolicy, call_with_retries
+
+NO_API_KEY = "not-needed"
+"""Sent when no key is given: local servers ignore it, the client library insists on one."""
+
+_TOOL_MESSAGE_KEYS = ("role", "content", "tool_call_id")
+_ASSISTANT_KEYS = ("role", "content", "tool_calls")
+
+
+def to_openai_messages(messages: list[Message]) -> list[Message]:
+    """The history in the strict shape OpenAI accepts: no empty ``tool_calls`` arrays and no
+    bookkeeping keys (``name`` on tool results) that some servers reject."""
+    out: list[Message] = []
+    for m in messages:
+        role = m.get("role")
+        if role == "tool":
+            msg = {k: m[k] for k in _TOOL_MESSAGE_KEYS if k in m}
+            msg["content"] = msg.get("content") or ""
+        elif role == "assistant":
+            msg = {k: m[k] for k in _ASSISTANT_KEYS if k in m}
+            if not msg.get("tool_calls"):
+                msg.pop("tool_calls", None)
+                msg["content"] = msg.get("content") or ""
+        else:
+            msg = dict(m)
+        out.append(msg)
+    return out
+
+
+class OpenAICompatModel:
+    """``Model`` backed by ``openai.AsyncOpenAI(base_url=...)``.
+
+    ``params`` are request defaults (``temperature``, ``max_tokens``, ``seed``...) that a call's
+    own ``params`` override. Prices are USD per token (``price_cached_prompt`` for prompt tokens
+    the provider read from its cache); ``cost`` stays 0 when they are not given.
+    ``http_client`` (an ``AsyncClient`` of the HTTP library the ``openai`` package uses) is the
+    seam for tests. ``latency_ms`` of a turn is the wall time of the call, retries included.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        name: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        retry: RetryPolicy | None = None,
+        params: dict[str, Any] | None = None,
+        price_prompt: float = 0.0,
+        price_completion: float = 0.0,
+        price_cached_prompt: float | None = None,
+        probe_timeout: float = 5.0,
+        http_client: Any = None,
+    ) -> None:
+        self.name = name or model
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.endpoint = public_url(self.base_url)
+        """The base URL as messages show it: without user info or query (credentials)."""
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy(max_retries=max_retries)
+        self.params = dict(params or {})
+        self.price_prompt = price_prompt
+        self.price_completion = price_completion
+        self.price_cached_prompt = price_cached_prompt
+        self.probe_timeout = probe_timeout
+        client_kwargs: dict[str, Any] = {}
+        if http_client is not None:
+            client_kwargs["http_client"] = http_client
+        self._client = openai.AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=api_key or NO_API_KEY,
+            max_retries=0,
+            timeout=timeout,
+            **client_kwargs,
+        )
+
+    # -- Model protocol ----------------------------------------------------------------------
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any] | None = None,
+    ) -> Turn:
+        request: dict[str, Any] = {
+            **self.params,
+            **(params or {}),
+            "model": self.model,
+            "messages": to_openai_messages(messages),
+        }
+        if tools:
+            request["tools"] = tools
+        else:
+            request.pop("tool_choice", None)
+        started = time.perf_counter()
+        attempts = 0
+
+        async def attempt() -> Any:
+            nonlocal attempts
+            attempts += 1
+            return await self._create(request)
+
+        response = await call_with_retries(attempt, self.retry)
+        turn = self._to_turn(response)
+        turn.latency_ms = (time.perf_counter() - started) * 1000.0
+        turn.retries = attempts - 1
+        return turn
+
+    async def _create(self, request: dict[str, Any]) -> Any:
+        try:
+            response = await self._client.chat.completions.create(**request, timeout=self.timeout)
+        except openai.OpenAIError as e:
+            raise translate_openai_error(e, endpoint=self.endpoint) from e
+        except ValueError as e:  # a body that is not JSON: a proxy's error page, a cut body
+            raise EndpointError(
+                f"{self.endpoint} returned a body that is not JSON ({type(e).__name__}: {e})",
+                kind="server",
+            ) from e
+        if isinstance(response, str):  # a body the client could not read as a completion
+            raise EndpointError(
+                f"{self.endpoint} returned a body that is not a completion: {response[:80]!r}",
+                kind="server",
+            )
+        if not getattr(response, "choices", None):
+            raise EndpointError(
+                f"{self.endpoint} returned a completion without choices", kind="server"
+            )
+        return response
+
+    def _to_turn(self, response: Any) -> Turn:
+        message = response.choices[0].message
+        calls = [
+            ToolCall(
+                id=tc.id or f"call_{i}",
+                name=tc.function.name,
+                arguments=tc.function.arguments if tc.function.arguments is not None else "{}",
+            )
+            for i, tc in enumerate(message.tool_calls or [])
+            if getattr(tc, "function", None) is not None
+        ]
+        usage = Usage()
+        if response.usage is not None:
+            prompt = response.usage.prompt_tokens or 0
+            completion = response.usage.completion_tokens or 0
+            usage = Usage(
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                cost=self._cost(prompt, completion, _cached_tokens(response.usage)),
+            )
+        return Turn(
+            content=message.content,
+            tool_calls=calls,
+            usage=usage,
+            raw=response.model_dump(mode="json", exclude_none=True),
+        )
+
+    def _cost(self, prompt: int, completion: int, cached: int) -> float:
+        """USD for one call; cached prompt tokens at their own price when it is known."""
+        if self.price_cached_prompt is None:
+            cached = 0
+        cached = min(cached, prompt)
+        return (
+            (prompt - cached) * self.price_prompt
+            + cached * (self.price_cached_prompt or 0.0)
+            + completion * self.price_completion
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def probe(self) -> list[str]:
+        """One cheap ``GET {base_url}/models``; returns the served model ids.
+
+        Raises ``ModelUnreachable`` when nothing answers, ``ModelError(kind="auth")`` when the
+        key is refused. Other HTTP answers (some servers lack ``/models``) count as reachable.
+        """
+        try:
+            page = await self._client.models.list(timeout=self.probe_timeout)
+        except (openai.APITimeoutError, openai.APIConnectionError) as e:
+            raise ModelUnreachable(
+                f"the model endpoint {self.endpoint} does not answer ({type(e).__name__}: "
+                f"{e.__cause__ or e}); start the server or point the model at another base URL"
+            ) from e
+        except openai.APIStatusError as e:
+            err = translate_openai_error(e, endpoint=self.endpoint)
+            if err.kind == "auth":
+                raise ModelError(str(err), kind="auth") from e
+            return []
+        except openai.OpenAIError:
+            return []
+        return [m.id for m in getattr(page, "data", [])]
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> OpenAICompatModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatModel(model={self.model!r}, base_url={self.endpoint!r})"
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info and query: what an error message may show of an endpoint."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider served from its cache (0 when it does not say)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return cached if isinstance(cached, int) else 0

@@ -1,0 +1,86 @@
+"""Retry policy for model endpoints: exponential backoff with jitter, honouring Retry-After."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from agents.models.openai_errors import EndpointError
+
+if TYPE_CHECKING:  # tenacity is imported by the first call that may be retried
+    from tenacity import RetryCallState
+
+T = TypeVar("T")
+
+
+class RetryPolicy(BaseModel):
+    """How often and how patiently to retry transient endpoint failures."""
+
+    max_retries: int = Field(default=4, ge=0, description="Retries after the first attempt.")
+    initial: float = Field(default=1.0, ge=0, description="First backoff, seconds.")
+    max_backoff: float = Field(default=30.0, ge=0, description="Cap of one backoff, seconds.")
+    exp_base: float = Field(default=2.0, ge=1)
+    jitter: float = Field(default=1.0, ge=0, description="Up to this many random extra seconds.")
+    max_retry_after: float = Field(
+        default=60.0, ge=0, description="Cap on a server's Retry-After, seconds."
+    )
+
+
+class _Wait:
+    """Retry-After when the server sent one (capped), exponential backoff with jitter otherwise."""
+
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._policy = policy
+        self._rng = random.Random()
+
+    def __call__(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, EndpointError) and exc.retry_after is not None:
+            return min(exc.retry_after, self._policy.max_retry_after)
+        p = self._policy
+        try:
+            exp = p.initial * p.exp_base ** (state.attempt_number - 1)
+        except OverflowError:
+            exp = p.max_backoff
+        return min(exp, p.max_backoff) + self._rng.uniform(0, p.jitter)
+
+
+def _retryable(exc: BaseException) -> bool:
+    return isinstance(exc, EndpointError) and exc.retryable
+
+
+async def call_with_retries(
+    attempt: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+) -> T:
+    """Run ``attempt`` until it succeeds, a non-retryable ``EndpointError`` occurs, or the
+    retries are spent; the final error carries the number of attempts made."""
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+    kwargs: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_retries + 1),
+        wait=_Wait(policy),
+        retry=retry_if_exception(_retryable),
+        reraise=True,
+        **kwargs,
+    )
+    attempts = 0
+
+    async def counted() -> T:
+        nonlocal attempts
+        attempts += 1
+        return await attempt()
+
+    try:
+        return await retrying(counted)
+    except EndpointError as e:
+        e.attempts = attempts
+        if attempts > 1:
+            e.args = (f"{e.args[0]} (after {attempts} attempts)",)
+        raise

@@ -1,0 +1,61 @@
+"""The texts the agent loops send to a model: system prompt, diversity prompt, format feedback.
+
+All wording here is the project's own. The system prompt follows the shape of ToolBench's
+function-calling prompt (solve the task step by step with functions, always end with ``Finish``).
+Imports ``agents.toolenv`` only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP
+
+DEFAULT_SYSTEM_PROMPT = f"""\
+You solve the user's task by calling functions (tools). Work step by step: think briefly about \
+what to do next, then call a function; its result is shown to you in the next message.
+When you have gathered enough information, call {FINISH} with return_type "{GIVE_ANSWER}" and a \
+complete final_answer written for the user. If you cannot make progress from the current state, \
+call {FINISH} with return_type "{GIVE_UP}" instead.
+Always end with {FINISH}: only the final_answer is shown to the user."""
+
+DIVERSITY_HEADER = "You have been at this exact state before."
+"""First line of every diversity prompt (tests and tools may look for it)."""
+
+
+def diversity_prompt(earlier: Sequence[dict[str, Any]], last_observation: str | None) -> str:
+    """The user message that asks a DFSDT node's next child to differ from its earlier children.
+
+    ``earlier`` holds one entry per earlier child action: ``{"name", "arguments",
+    "function_output"}``. ``last_observation`` is what the state itself last observed, if any.
+    """
+    lines = [
+        DIVERSITY_HEADER,
+        "Earlier attempts from this state took these actions, with these results:",
+        json.dumps(list(earlier), indent=2, ensure_ascii=False),
+    ]
+    if last_observation:
+        lines.append(f"As a reminder, the last result you observed here was: {last_observation}")
+    lines.append(
+        "Those attempts did not solve the task. Take an action that differs from all of them: "
+        "call another function, or the same function with different arguments."
+    )
+    return "\n".join(lines)
+
+
+def format_feedback(reason: str, function_names: Sequence[str]) -> str:
+    """The user message sent back after a turn that held no usable function call."""
+    names = ", ".join(function_names)
+    return (
+        f"Your last message could not be used: {reason}. "
+        f"Reply with a call to one of the available functions ({names}). "
+        f'To end, call {FINISH} with return_type "{GIVE_ANSWER}" and a final_answer, '
+        f'or "{GIVE_UP}" to restart.'
+    )
+
+
+def error_observation(message: str) -> str:
+    """The observation text for a call that was not sent to the tools (ToolBench's shape)."""
+    return json.dumps({"error": message, "response": ""}, ensure_ascii=False)

@@ -1,0 +1,247 @@
+"""The trajectory record: one JSON object per episode, complete enough to replay without a model.
+
+An episode is a tree of steps. A *step* (``Node``) is one assistant turn together with the tool
+calls it made and their observations: that is the unit an agent decides at once, the unit DFSDT
+branches on, and the unit a replay re-issues. (DESIGN.md sketches separate model/tool/finish
+nodes; one node per turn keeps every consumer simpler and loses nothing, see docs/design-notes.md.)
+A ReAct trajectory is a tree with one branch. The conversation of any node is rebuilt from
+``prompt`` plus the turns on the path from the root to that node (``messages_for``).
+Imports ``agents.model`` and ``agents.toolenv`` only: every reader of runs depends on it.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.model import Message, Usage
+from agents.toolenv import HALLUCINATED_NAME, Observation
+
+SCHEMA = "agent-sandbox/trajectory@1"
+
+
+class Status(str, Enum):
+    answered = "answered"
+    gave_up = "gave_up"
+    budget_exhausted = "budget_exhausted"
+    error = "error"
+
+
+NodeKind = Literal["action", "finish", "give_up", "thought", "invalid", "error"]
+"""action: called at least one offered function; finish: Finish(give_answer); give_up:
+Finish(give_up_and_restart); thought: text and no call (ToolBench keeps it as a Thought node: no
+observation, the next turn follows it); invalid: no usable call (only invented function names or
+unusable Finish calls, each answered with an error observation; or a format error or an empty
+turn, answered with a feedback message); error: the model call failed."""
+
+
+class StepCall(BaseModel):
+    """One tool call of a step, with what it returned."""
+
+    id: str
+    name: str = Field(description="The function name as called (e.g. ``search_for_flights``).")
+    arguments: str = Field(description="Raw argument text as the model wrote it.")
+    function: str | None = Field(
+        default=None,
+        description="The offered function the name dispatched to (it differs from ``name`` "
+        "under ToolBench's suffix rule); None when not dispatched.",
+    )
+    hallucinated: bool = Field(
+        default=False,
+        description="The name matched no offered function: the call was answered with "
+        'ToolBench\'s "No such function name" observation and the history shows it as '
+        f"``{HALLUCINATED_NAME}``, as ToolBench's does.",
+    )
+    args: dict[str, Any] | None = Field(default=None, description="Parsed arguments, if valid.")
+    tool: str | None = Field(default=None, description="Resolved tool, when the name is known.")
+    api: str | None = None
+    observation: Observation | None = None
+
+
+class FinishCall(BaseModel):
+    return_type: str
+    final_answer: str = ""
+
+
+class Node(BaseModel):
+    id: int
+    parent: int | None = None
+    depth: int = Field(
+        default=0,
+        description="Steps (turns) from the root, this one included; every turn counts "
+        "(action, finish, invalid...), see docs/agents.md.",
+    )
+    kind: NodeKind
+    content: str | None = Field(default=None, description="Assistant text (the thought).")
+    calls: list[StepCall] = Field(default_factory=list)
+    finish: FinishCall | None = None
+    format_error: str | None = Field(default=None, description="Why the turn was not usable.")
+    feedback: str | None = Field(
+        default=None, description="Message sent back to the model after an invalid turn."
+    )
+    diversity_prompt: str | None = Field(
+        default=None, description="DFSDT: the prompt that asked for a different action."
+    )
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+    error: str | None = None
+
+
+class EpisodeUsage(BaseModel):
+    """What an episode consumed. The one usage record: a run's totals add these up."""
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    wall_seconds: float = 0.0
+    model_retries: int = Field(
+        default=0, description="Model calls retried by the client (429, 5xx, timeouts...)."
+    )
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: EpisodeUsage) -> None:
+        """Add ``other``'s counts to these."""
+        for name in EpisodeUsage.model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+class ErrorRecord(BaseModel):
+    kind: Literal["infra", "agent", "internal"] = Field(
+        description="infra: endpoint/timeouts (not the agent's fault); agent: its own mistake."
+    )
+    message: str
+    node: int | None = None
+
+
+class Component(BaseModel):
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Trajectory(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(default=SCHEMA, alias="schema")
+    run_id: str = ""
+    scenario_id: str
+    trial: int = 0
+    agent: Component
+    model: Component
+    seed: int = 0
+    status: Status
+    end_reason: str = Field(
+        default="",
+        description="Why it ended: answered, gave_up, budget:<name>, tree_exhausted, "
+        "model_error:<kind>, ...",
+    )
+    final_answer: str | None = None
+    prompt: list[Message] = Field(
+        default_factory=list, description="The system and user messages the episode started with."
+    )
+    functions: list[dict[str, Any]] = Field(
+        default_factory=list, description="The function schemas offered (Finish included)."
+    )
+    nodes: list[Node] = Field(default_factory=list)
+    chosen_path: list[int] = Field(default_factory=list)
+    usage: EpisodeUsage = Field(default_factory=EpisodeUsage)
+    errors: list[ErrorRecord] = Field(default_factory=list)
+    tree: dict[str, Any] = Field(
+        default_factory=dict, description="Search statistics (DFSDT: backtracks, max depth)."
+    )
+    started_at: datetime = Field(default_factory=_now)
+    ended_at: datetime | None = None
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def node(self, node_id: int) -> Node:
+        return self.nodes[node_id]
+
+    def path_to(self, node_id: int) -> list[Node]:
+        path: list[Node] = []
+        cur: int | None = node_id
+        while cur is not None:
+            n = self.nodes[cur]
+            path.append(n)
+            cur = n.parent
+        return list(reversed(path))
+
+    def chosen(self) -> list[Node]:
+        return [self.nodes[i] for i in self.chosen_path]
+
+    def children(self, node_id: int | None) -> list[Node]:
+        return [n for n in self.nodes if n.parent == node_id]
+
+    @property
+    def infra_error(self) -> bool:
+        return self.status is Status.error and any(e.kind == "infra" for e in self.errors)
+
+    def to_json_line(self) -> str:
+        """One line of JSON. UTF-8 text as is; should a model have written text with an unpaired
+        surrogate (no UTF-8 file can hold it), the line escapes it instead, losing nothing."""
+        data = self.model_dump(mode="json", by_alias=True)
+        text = json.dumps(data, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(data, ensure_ascii=True)
+        return text + "\n"
+
+
+def messages_for(prompt: list[Message], path: list[Node]) -> list[Message]:
+    """The chat history after the given steps: the prompt, then each step's turn and results."""
+    messages: list[Message] = [dict(m) for m in prompt]
+    for node in path:
+        messages.extend(node_messages(node))
+    return messages
+
+
+def node_messages(node: Node) -> list[Message]:
+    """The messages one step adds to the history.
+
+    A turn with calls: the assistant message with its calls (an invented function name shown as
+    ``invalid_hallucination_function_name``, as ToolBench shows it), then one tool result per
+    call. A thought (text, no call): the assistant message alone, nothing answers it. An invalid
+    turn that got a feedback message (format error, empty turn): its text, then the feedback.
+    A model error adds nothing.
+    """
+    if node.kind == "error":
+        return []
+    if node.kind == "thought" or (
+        node.kind == "invalid" and (node.feedback is not None or not node.calls)
+    ):
+        out: list[Message] = [{"role": "assistant", "content": node.content or ""}]
+        if node.feedback:
+            out.append({"role": "user", "content": node.feedback})
+        return out
+    if not (node.calls or node.finish):
+        return []
+    names = [HALLUCINATED_NAME if c.hallucinated else c.name for c in node.calls]
+    tool_calls = [
+        {"id": c.id, "type": "function", "function": {"name": name, "arguments": c.arguments}}
+        for c, name in zip(node.calls, names, strict=True)
+    ]
+    out = [{"role": "assistant", "content": node.content or "", "tool_calls": tool_calls}]
+    for c, name in zip(node.calls, names, strict=True):
+        obs = c.observation
+        out.append(
+            {
+                "role": "tool",
+                "tool_call_id": c.id,
+                "name": name,
+                "content": obs.content if obs else "",
+            }
+        )
+    return out

@@ -1,0 +1,367 @@
+"""What the server does when a call has no recording: the miss policies, one class each.
+
+Every policy answers a ``Miss`` (the call, its canonical key, the occurrence, the recordings) with
+a ``MissAnswer`` or ``None`` (nothing to offer: the service answers with its deterministic
+structured "no recording" error):
+
+- ``error`` (default, ``ErrorPolicy``): nothing, always;
+- ``nearest`` (``NearestPolicy``): the recording of the same API whose canonical key is most
+  similar (rapidfuzz ratio, 0-100) at or above a threshold; ties go to the smallest key, so the
+  choice is deterministic. The ratio is over the whole canonical JSON, whose shared punctuation and
+  keys inflate it, so the default threshold is high (90: "Pariz" finds "Paris", "Rome" does not
+  find "Oslo");
+- ``simulate`` (``SimulatePolicy``): an injected callable ``(tool, api, args) -> Response`` (sync
+  or async) writes the answer, which the service then records so the next identical call is a hit;
+- ``upstream`` (``UpstreamPolicy``): forward the call to a real base URL with httpx and record the
+  answer, like a cassette recorder.
+
+The names live in ``MISS_POLICIES`` (name -> builder); ``build_miss_policy(name, **settings)``
+makes one, with the settings it needs or a clear error. A new policy is a class with ``name``,
+``answer`` and ``aclose`` plus one ``register_miss_policy`` call. Imports nothing of the service
+or of HTTP routing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
+
+import anyio.to_thread
+from rapidfuzz import fuzz, process
+
+from mock_tools.canonical import dumps_canonical
+from mock_tools.errors import MockToolsError
+from mock_tools.headers import PROVENANCE_HEADER
+from mock_tools.models import Response, Source, ToolSpec
+from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
+from mock_tools.store import RecordingStore
+
+if TYPE_CHECKING:  # httpx is imported by the upstream policy only when it forwards a call
+    import httpx
+
+__all__ = [
+    "DEFAULT_NEAREST_THRESHOLD",
+    "MISS_POLICIES",
+    "ErrorPolicy",
+    "Miss",
+    "MissAnswer",
+    "MissPolicy",
+    "NearestPolicy",
+    "SimulatePolicy",
+    "Simulator",
+    "Upstream",
+    "UpstreamAnswer",
+    "UpstreamPolicy",
+    "build_miss_policy",
+    "nearest_key",
+    "register_miss_policy",
+    "run_simulator",
+]
+
+DEFAULT_NEAREST_THRESHOLD = 90.0
+
+Simulator = Callable[[str, str, dict[str, Any]], "Response | dict[str, Any] | Awaitable[Any]"]
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A call without a recording, as a policy sees it."""
+
+    tool: str
+    api: str
+    key: str
+    """Canonical key of the arguments."""
+    args: dict[str, Any]
+    """Canonical arguments."""
+    occurrence: int
+    store: RecordingStore
+    tool_spec: ToolSpec | None = None
+    """The tool's documentation (for a simulator)."""
+    scenario: str | None = None
+    """The caller's scenario (task id), when it named one."""
+    scope: str = ""
+    """The caller's occurrence scope (an episode or session)."""
+
+
+@dataclass(frozen=True)
+class MissAnswer:
+    """A policy's answer to a miss."""
+
+    response: Response
+    provenance: str
+    record_as: Source | None = None
+    """Record the response with this source, so that the next identical call is a hit."""
+    code: str | None = None
+    status: int = 200
+    infra: bool = False
+    """The answer is an infrastructure failure (simulator or upstream down), not the tool's."""
+    model: str | None = None
+    """The simulator model that wrote the response, if one did."""
+
+
+class MissPolicy(Protocol):
+    name: str
+    records: bool
+    """Its answers are kept (in the overlay) so the next identical call is served from there."""
+
+    async def answer(self, miss: Miss) -> MissAnswer | None: ...
+
+    async def aclose(self) -> None: ...
+
+
+def nearest_key(keys: Sequence[str], key: str, threshold: float) -> tuple[str, float] | None:
+    """The recorded key most similar to ``key`` with a score >= ``threshold`` (0-100), or None.
+
+    Ties on the score go to the lexicographically smallest key.
+    """
+    if not keys:
+        return None
+    matches = process.extract(key, keys, scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
+    if not matches:
+        return None
+    best, score, _ = min(matches, key=lambda m: (-m[1], m[0]))
+    return best, float(score)
+
+
+async def run_simulator(
+    simulator: Simulator, tool: str, api: str, args: dict[str, Any]
+) -> Response:
+    """Call a sync or async simulator (a sync one in a worker thread) and return a Response."""
+    if inspect.iscoroutinefunction(simulator) or inspect.iscoroutinefunction(
+        getattr(simulator, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    ):
+        result: Any = await simulator(tool, api, dict(args))  # type: ignore[misc]
+    else:
+        result = await anyio.to_thread.run_sync(simulator, tool, api, dict(args))
+        if inspect.isawaitable(result):
+            result = await result
+    return result if isinstance(result, Response) else Response.model_validate(result)
+
+
+class UpstreamAnswer:
+    """An upstream response and whether it is worth recording (not a transport failure/5xx)."""
+
+    __slots__ = ("recordable", "response")
+
+    def __init__(self, response: Response, recordable: bool) -> None:
+        self.response = response
+        self.recordable = recordable
+
+
+class Upstream:
+    """Forwards calls to a real API.
+
+    ``base_url`` may hold ``{tool}`` and ``{api}`` placeholders; otherwise ``/{tool}/{api}`` is
+    appended. The arguments are POSTed as a JSON object. A 2xx JSON answer becomes the body; an
+    answer of another mock_tools server (it carries ``X-Sandbox-Provenance``) is unwrapped.
+    """
+
+    def __init__(
+        self, base_url: str, *, client: httpx.AsyncClient | None = None, timeout: float = 30.0
+    ) -> None:
+        self.base_url = base_url
+        self._client = client
+        self._own_client = client is None
+        self._timeout = timeout
+
+    def url(self, tool: str, api: str) -> str:
+        t, a = quote(tool, safe=""), quote(api, safe="")
+        if "{tool}" in self.base_url or "{api}" in self.base_url:
+            return self.base_url.replace("{tool}", t).replace("{api}", a)
+        return f"{self.base_url.rstrip('/')}/{t}/{a}"
+
+    async def fetch(self, tool: str, api: str, args: dict[str, Any]) -> UpstreamAnswer:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self._timeout)
+        started = time.perf_counter()
+        try:
+            r = await self._client.post(
+                self.url(tool, api),
+                content=dumps_canonical(args).encode("utf-8"),
+                headers={"Content-Type": "application/json"},
+            )
+        except httpx.HTTPError as e:
+            msg = f"upstream unreachable: {type(e).__name__}: {e}"
+            return UpstreamAnswer(Response(ok=False, error=msg), recordable=False)
+        latency = int((time.perf_counter() - started) * 1000)
+        try:
+            body: Any = r.json()
+        except ValueError:
+            body = r.text
+        if PROVENANCE_HEADER in r.headers and isinstance(body, dict) and "ok" in body:
+            resp = Response(
+                ok=bool(body.get("ok")),
+                body=body.get("body"),
+                error=str(body.get("error") or ""),
+                latency_ms=latency,
+            )
+            return UpstreamAnswer(resp, recordable=r.status_code < 500)
+        if r.is_success:
+            return UpstreamAnswer(Response(ok=True, body=body, latency_ms=latency), True)
+        error = f"upstream HTTP {r.status_code}"
+        resp = Response(ok=False, body=body, error=error, latency_ms=latency)
+        return UpstreamAnswer(resp, recordable=r.status_code < 500)
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._own_client:
+            await self._client.aclose()
+            self._client = None
+
+
+# -- the policies ---------------------------------------------------------------------------------
+
+
+class ErrorPolicy:
+    """Nothing is offered: every miss gets the structured "no recording" error."""
+
+    name = "error"
+    records = False
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class NearestPolicy:
+    """The closest recorded arguments of the same API, at or above ``threshold`` (0-100)."""
+
+    name = "nearest"
+    records = False
+
+    def __init__(self, threshold: float = DEFAULT_NEAREST_THRESHOLD) -> None:
+        self.threshold = threshold
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        found = nearest_key(miss.store.keys(miss.tool, miss.api), miss.key, self.threshold)
+        if found is None:
+            return None
+        response = miss.store.get(miss.tool, miss.api, found[0], miss.occurrence)
+        assert response is not None  # a recorded key always has a response
+        return MissAnswer(response, "nearest")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class SimulatePolicy:
+    """A simulator writes the answer; the service records it.
+
+    ``simulator`` is a ``ToolSimulator`` (``simulate(SimulationRequest)``: the documentation,
+    examples and arguments) or a plain ``(tool, api, args)`` callable, sync or async.
+    """
+
+    name = "simulate"
+    records = True
+
+    def __init__(self, simulator: ToolSimulator | Simulator) -> None:
+        self.simulator = simulator
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        model = getattr(self.simulator, "name", None)
+        simulate = getattr(self.simulator, "simulate", None)
+        try:
+            if simulate is not None:
+                request = simulation_request(miss.tool_spec, miss.api, miss.args, miss.store)
+                response = await simulate(request)
+            else:
+                simulator: Any = self.simulator
+                response = await run_simulator(simulator, miss.tool, miss.api, miss.args)
+        except Exception as e:  # the simulator is user code or an endpoint: report, never crash
+            msg = f"simulator failed: {type(e).__name__}: {e}"
+            return MissAnswer(
+                Response(ok=False, error=msg), "miss", code="sim_failed", status=502, infra=True
+            )
+        name = model if isinstance(model, str) and model else None
+        return MissAnswer(response, "simulated", record_as="simulated", model=name)
+
+    async def aclose(self) -> None:
+        close = getattr(self.simulator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class UpstreamPolicy:
+    """Forward the call to a real API and record what it answered."""
+
+    name = "upstream"
+    records = True
+
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        fetched = await self.upstream.fetch(miss.tool, miss.api, miss.args)
+        if not fetched.recordable:
+            return MissAnswer(
+                fetched.response, "miss", code="upstream_failed", status=502, infra=True
+            )
+        return MissAnswer(fetched.response, "upstream", record_as="upstream")
+
+    async def aclose(self) -> None:
+        await self.upstream.aclose()
+
+
+# -- names ----------------------------------------------------------------------------------------
+
+PolicyBuilder = Callable[..., MissPolicy]
+
+
+def _error(**settings: Any) -> MissPolicy:
+    return ErrorPolicy()
+
+
+def _nearest(*, threshold: float | None = None, **settings: Any) -> MissPolicy:
+    return NearestPolicy(DEFAULT_NEAREST_THRESHOLD if threshold is None else threshold)
+
+
+def _simulate(
+    *, simulator: ToolSimulator | Simulator | str | None = None, **settings: Any
+) -> MissPolicy:
+    if simulator is None:
+        raise MockToolsError(
+            "miss policy 'simulate' needs a simulator (e.g. --simulator schema-sim, or a model)"
+        )
+    if isinstance(simulator, str):
+        simulator = named_simulator(simulator)
+    return SimulatePolicy(simulator)
+
+
+def _upstream(
+    *, upstream: Upstream | None = None, upstream_url: str | None = None, **settings: Any
+) -> MissPolicy:
+    if upstream is None and upstream_url:
+        upstream = Upstream(upstream_url)
+    if upstream is None:
+        raise MockToolsError("miss policy 'upstream' needs upstream_url")
+    return UpstreamPolicy(upstream)
+
+
+MISS_POLICIES: dict[str, PolicyBuilder] = {}
+"""Miss policy name -> builder taking keyword settings (the only list of the names)."""
+
+
+def register_miss_policy(name: str, builder: PolicyBuilder) -> None:
+    MISS_POLICIES[name] = builder
+
+
+def build_miss_policy(name: str, **settings: Any) -> MissPolicy:
+    """The policy ``name`` with the settings it needs (``threshold``, ``simulator``,
+    ``upstream``/``upstream_url``); ``MockToolsError`` for an unknown name or a missing one."""
+    builder = MISS_POLICIES.get(name)
+    if builder is None:
+        raise MockToolsError(f"unknown miss policy {name!r}; known: {list(MISS_POLICIES)}")
+    return builder(**settings)
+
+
+register_miss_policy("error", _error)
+register_miss_policy("nearest", _nearest)
+register_miss_policy("simulate", _simulate)
+register_miss_policy("upstream", _upstream)

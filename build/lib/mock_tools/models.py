@@ -1,0 +1,242 @@
+"""The suite format: pydantic models for tools, recordings, tasks and suites.
+
+A suite is a folder::
+
+    suite.yaml            SuiteMeta
+    tools/*.yaml          one ToolSpec per file (or a list of them)
+    recordings/*.jsonl    one Recording per line
+    tasks/*.yaml          one Task per file (or a list of them)
+
+Everything a mock server or an evaluator needs is in these models; nothing here does I/O.
+Imports nothing from the project.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+FaultKind = Literal["http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body"]
+FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
+Source = Literal["hand", "toolbench", "stabletoolbench", "simulated", "upstream"]
+DispatchRule = Literal["exact", "toolbench_suffix"]
+"""How a client maps the function name a model wrote to an offered function (the same names as
+``agents.toolenv.DispatchRule``, which implements them): ``exact``, or ToolBench's
+``toolbench_suffix`` (the first offered function whose name ends with the name written)."""
+
+
+TOOLBENCH_GROUPS = ("G1", "G2", "G3")
+"""ToolBench's test groups; any other ``G<n>`` group is a typo."""
+_G_NUMBER = re.compile(r"[Gg]\d+")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ApiSpec(_Strict):
+    """One callable API of a tool (ToolBench: an endpoint of a RapidAPI tool)."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}, "required": []},
+        description="JSON Schema of the arguments object (OpenAI function-calling shape).",
+    )
+    returns: str | None = Field(default=None, description="Free-text doc of the response.")
+    method: str = "POST"
+    function: str | None = Field(
+        default=None,
+        description="The function name agents see (OpenAI tools, MCP tools); default ToolBench's "
+        "``<api>_for_<tool>``. Set for APIs recorded from a server whose names have another form.",
+    )
+
+    @field_validator("parameters")
+    @classmethod
+    def _object_schema(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if v.get("type", "object") != "object":
+            raise ValueError("parameters must be a JSON Schema of type 'object'")
+        v.setdefault("type", "object")
+        v.setdefault("properties", {})
+        return v
+
+
+class ToolSpec(_Strict):
+    """A tool groups APIs (ToolBench: category -> tool -> api)."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    category: str = "General"
+    apis: list[ApiSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_apis(self) -> ToolSpec:
+        seen: set[str] = set()
+        for api in self.apis:
+            if api.name in seen:
+                raise ValueError(f"duplicate api name {api.name!r} in tool {self.name!r}")
+            seen.add(api.name)
+        return self
+
+
+class Provenance(_Strict):
+    source: Source = "hand"
+    recorded_at: datetime | None = None
+    note: str = ""
+    model: str | None = Field(default=None, description="The simulator model, when simulated.")
+
+
+class Response(_Strict):
+    """What a tool answers: a body on success, an error string otherwise."""
+
+    ok: bool = True
+    body: Any = None
+    error: str = ""
+    latency_ms: int = 0
+
+
+class Recording(_Strict):
+    """``(tool, api, canonical args[, occurrence]) -> response``.
+
+    ``args`` is stored as given; the store canonicalises it against the API schema to build the
+    key. ``occurrence`` (1-based) lets the nth identical call answer differently (state without
+    code); a call beyond the last recorded occurrence gets the last one.
+    """
+
+    tool: str
+    api: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    occurrence: int | None = Field(default=None, ge=1)
+    response: Response
+    provenance: Provenance = Field(default_factory=Provenance)
+    scope: str | None = Field(
+        default=None,
+        description="Serve this recording only to calls made in this recordings scope "
+        "(``X-Sandbox-Recordings``; an imported episode's own responses, e.g. "
+        "``DFS_woFilter_w2/G1-10``), before the unscoped ones. None: every call.",
+    )
+
+
+class FaultConfig(_Strict):
+    """Deterministic fault injection: a fault is a pure function of the call, never a counter."""
+
+    rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    kinds: list[FaultKind] = Field(default_factory=lambda: list(FAULT_KINDS))
+    seed: int = 0
+
+
+class RefStep(_Strict):
+    """One step of a reference solution path."""
+
+    thought: str = ""
+    tool: str
+    api: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Reference(_Strict):
+    steps: list[RefStep] = Field(default_factory=list)
+    answer: str = Field(default="", description="The reference final answer.")
+    relevant_apis: list[tuple[str, str]] | None = Field(
+        default=None,
+        description="(tool, api) pairs that solve the task; defaults to the steps' APIs.",
+    )
+
+    def apis(self) -> list[tuple[str, str]]:
+        if self.relevant_apis is not None:
+            return [tuple(p) for p in self.relevant_apis]  # type: ignore[misc]
+        return [(s.tool, s.api) for s in self.steps]
+
+
+class Check(_Strict):
+    """A deterministic answer check. ``kind`` selects which fields matter.
+
+    - ``contains``: ``value`` must appear in the answer (case-insensitive unless ``case``).
+    - ``not_contains``: ``value`` must not appear.
+    - ``regex``: ``pattern`` must match somewhere in the answer.
+    - ``number``: some number in the answer is within ``tolerance`` of ``value``.
+    - ``any_of``: at least one of ``values`` appears.
+    """
+
+    kind: Literal["contains", "not_contains", "regex", "number", "any_of"]
+    value: str | float | None = None
+    values: list[str] | None = None
+    pattern: str | None = None
+    tolerance: float = 0.0
+    case: bool = False
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> Check:
+        if self.kind in ("contains", "not_contains") and not isinstance(self.value, str):
+            raise ValueError(f"check {self.kind!r} needs a string 'value'")
+        if self.kind == "number" and not isinstance(self.value, (int, float)):
+            raise ValueError("check 'number' needs a numeric 'value'")
+        if self.kind == "any_of" and not self.values:
+            raise ValueError("check 'any_of' needs a non-empty 'values' list")
+        if self.kind == "regex":
+            if not self.pattern:
+                raise ValueError("check 'regex' needs a 'pattern'")
+            try:
+                re.compile(self.pattern)
+            except re.error as e:
+                raise ValueError(f"invalid regex {self.pattern!r}: {e}") from e
+        return self
+
+
+class ApiRef(_Strict):
+    tool: str
+    api: str
+
+
+class Task(_Strict):
+    """A scenario: a query, the APIs offered, a reference path and deterministic checks."""
+
+    id: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    tools: list[ApiRef] = Field(
+        default_factory=list,
+        description="The APIs offered to the agent (``validate`` requires at least one in a suite; "
+        "a task file for an MCP run may leave it empty: every tool the server lists).",
+    )
+    group: str = Field(
+        default="G1",
+        description="ToolBench's test group (G1, G2, G3), or a group name of the suite's own "
+        "that is not of the form G<n> (a ToolEyes scenario); scores are reported per group.",
+    )
+    tags: list[str] = Field(default_factory=list)
+    solvable: bool = True
+    reference: Reference = Field(default_factory=Reference)
+    checks: list[Check] = Field(default_factory=list)
+    faults: FaultConfig | None = None
+
+    @field_validator("group")
+    @classmethod
+    def _known_group(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("group must not be empty")
+        if _G_NUMBER.fullmatch(v) and v not in TOOLBENCH_GROUPS:
+            raise ValueError(
+                f"group {v!r}: ToolBench's groups are {', '.join(TOOLBENCH_GROUPS)} (a name "
+                "that is not of the form G<n> is a group of the suite's own)"
+            )
+        return v
+
+
+class SuiteMeta(_Strict):
+    name: str
+    version: str = "1"
+    description: str = ""
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    dispatch: DispatchRule = Field(
+        default="exact",
+        description="How agents map a called name to an offered function (imported ToolBench "
+        "and StableToolBench suites: toolbench_suffix).",
+    )
+    ascii_observations: bool = Field(
+        default=False,
+        description="Render observations with non-ASCII characters escaped, as ToolBench's "
+        "json.dumps does (imported ToolBench suites).",
+    )

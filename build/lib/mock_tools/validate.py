@@ -1,0 +1,312 @@
+"""Suite validation: everything a run relies on, checked before the run.
+
+A suite passes when it loads (the models check fields and checks' shapes), its API schemas are
+valid JSON Schema, every recording names an existing API and validates against its schema, no two
+recordings claim the same call and occurrence, every task offers at least one API and its offered
+APIs exist (loading rejects a duplicate task id), and every reference call is offered and
+validates. A reference call without a recording is a *warning*: the suite runs (the call is a miss
+under the ``error`` policy, what ``simulate`` and ``upstream`` exist to fill in), and
+``validate --strict`` fails on warnings too. A call
+recorded from a real API (provenance ``toolbench``, ``stabletoolbench``, ``upstream``) may hold
+arguments its schema rejects: the API answered them, and the service serves such a recording as
+recorded. A task file (``load_task_file``: tasks for a run on an MCP server, no catalog) is
+checked by loading it.
+
+``load_valid_suite`` is the one loader of every command that uses a suite (``sandbox run``,
+``compare``, ``probe``, ``serve``): the suite as ``load_suite`` reads it, then the checks above,
+so a suite ``validate`` rejects never runs. A suite found valid is remembered by its
+fingerprint (``<suite>/.cache/validated``, with a digest of the checking code), so a large
+suite is checked once, not at every run. Each error is one line of at most ``ERROR_CHARS``.
+Imports the suite, store and canonical modules; never the service or HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from jsonschema import SchemaError
+from jsonschema.validators import validator_for
+from pydantic import BaseModel
+
+from mock_tools.canonical import canonical_args, dumps_canonical
+from mock_tools.errors import MockToolsError, SuiteError
+from mock_tools.store import RecordingStore
+from mock_tools.suite import Suite, load_suite
+
+__all__ = [
+    "ERROR_CHARS",
+    "SuiteInvalid",
+    "SuiteReport",
+    "find_suites",
+    "load_valid_suite",
+    "validate_loaded",
+    "validate_suite",
+    "validate_suites",
+]
+
+ERROR_CHARS = 500
+"""The longest error line a report holds (an argument list can be long); the rest is cut."""
+
+VALIDATED_FILE = "validated"
+"""The marker in ``<suite>/.cache/`` of a suite found valid: the checking code's digest and the
+suite's fingerprint."""
+
+RECORDED_FROM_APIS = frozenset({"toolbench", "stabletoolbench", "upstream"})
+"""Provenance sources of responses a real API gave (to whatever arguments it was sent)."""
+
+
+class SuiteInvalid(SuiteError):
+    """A suite that loads but fails ``validate``'s checks; the message is its first error."""
+
+
+class SuiteReport(BaseModel):
+    """What ``validate`` found in one suite; ``errors`` empty means valid. The counts are None
+    when the suite did not load (``loaded`` false): its one error says why."""
+
+    suite: str
+    path: str
+    loaded: bool = True
+    tools: int | None = None
+    apis: int | None = None
+    tasks: int | None = None
+    recordings: int | None = None
+    errors: list[str] = []
+    warnings: list[str] = []
+    """What a run can live with: a reference call with no recording (a miss under the ``error``
+    policy; what ``simulate`` and ``upstream`` fill in)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        """The report's first line, as ``python -m mock_tools validate`` prints it."""
+        status = "ok" if self.ok else f"{len(self.errors)} error(s)"
+        if self.warnings:
+            status += f", {len(self.warnings)} warning(s)"
+        if not self.loaded:
+            return f"{self.suite} ({self.path}): does not load: {status}"
+        return (
+            f"{self.suite} ({self.path}): {self.tools} tools, {self.apis} apis, "
+            f"{self.tasks} tasks, {self.recordings} recordings: {status}"
+        )
+
+
+def load_valid_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suite:
+    """The suite at ``path`` if ``validate`` accepts it: ``SuiteError`` naming file and line
+    when it does not load, ``SuiteInvalid`` with its first error (and how many more) when it
+    fails a check. What every command that uses a suite loads it with."""
+    suite = load_suite(path, cache_dir=cache_dir)
+    if suite.task_file or _known_valid(suite):
+        return suite
+    errors = validate_loaded(suite).errors
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SuiteInvalid(
+            f"{path}: the suite fails validation: {errors[0]}{more}; "
+            f"`python -m mock_tools validate {path}` lists every error"
+        )
+    _remember_valid(suite)
+    return suite
+
+
+def find_suites(root: str | Path = "scenarios") -> list[Path]:
+    """Every folder directly under ``root`` that holds a ``suite.yaml``, sorted."""
+    base = Path(root)
+    if not base.is_dir():
+        raise MockToolsError(f"{base}: no such folder (expected suites under it)")
+    return sorted(p for p in base.iterdir() if (p / "suite.yaml").is_file())
+
+
+def validate_suites(paths: Iterable[str | Path]) -> list[SuiteReport]:
+    return [validate_suite(p) for p in paths]
+
+
+def validate_suite(path: str | Path) -> SuiteReport:
+    """Load and check one suite folder; loading errors become the report's only error."""
+    try:
+        suite = load_suite(path)
+    except SuiteError as e:
+        return SuiteReport(
+            suite=Path(path).name, path=str(path), loaded=False, errors=[_clip(str(e))]
+        )
+    report = validate_loaded(suite)  # a recording is fully checked when read
+    if report.ok and not suite.task_file:
+        _remember_valid(suite)
+    return report
+
+
+def validate_loaded(suite: Suite) -> SuiteReport:
+    report = SuiteReport(
+        suite=suite.name,
+        path=str(suite.path or ""),
+        tools=len(suite.tools),
+        apis=len(suite.apis),
+        tasks=len(suite.tasks),
+    )
+    errors: list[str] = []
+    warnings: list[str] = []
+    try:
+        if not suite.task_file:
+            _check(suite, errors, warnings)
+    except SuiteError as e:  # a recording line that breaks the model, read only now
+        errors.append(str(e))
+    report.recordings = len(suite.recordings)
+    report.errors = [_clip(e) for e in errors]
+    report.warnings = [_clip(w) for w in warnings]
+    return report
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split("\n"))
+    if len(text) <= ERROR_CHARS:
+        return text
+    return f"{text[: ERROR_CHARS - 40]}... ({len(text) - ERROR_CHARS + 40:,} more characters)"
+
+
+def _check(suite: Suite, errors: list[str], warnings: list[str]) -> None:
+    validators = _validators(suite, errors)
+    store = RecordingStore.from_suite(suite)
+    for key in store.duplicates:
+        tool, api, args, occ = key
+        which = "every occurrence" if occ is None else f"occurrence {occ}"
+        errors.append(f"recordings: {tool}/{api} {args} ({which}) is recorded more than once")
+    for i, rec in enumerate(suite.recordings, 1):
+        where = f"recordings: #{i} {rec.tool}/{rec.api}"
+        if (rec.tool, rec.api) not in suite.apis:
+            errors.append(f"{where}: no such API in the catalog")
+            continue
+        if rec.provenance.source not in RECORDED_FROM_APIS:
+            errors.extend(_violations(where, suite, validators, rec.tool, rec.api, rec.args))
+
+    for task in suite.tasks:
+        _check_task(task, suite, validators, store, errors, warnings)
+
+
+def _checks_digest() -> str:
+    """A digest of the code that decides validity (this module, the suite's models, its
+    loader, YAML reading): a marker written by other code is not trusted."""
+    h = hashlib.sha256()
+    here = Path(__file__)
+    for name in (here.name, "models.py", "suite.py", "yaml_text.py"):
+        h.update(here.with_name(name).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def _marker(suite: Suite) -> str:
+    return f"{_checks_digest()} {suite.fingerprint}\n"
+
+
+def _known_valid(suite: Suite) -> bool:
+    if suite.path is None or not suite.fingerprint:
+        return False
+    try:
+        return (suite.path / ".cache" / VALIDATED_FILE).read_text() == _marker(suite)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _remember_valid(suite: Suite) -> None:
+    """Write the marker beside the suite's index (atomically); nowhere if it cannot be."""
+    if suite.path is None or not suite.fingerprint:
+        return
+    folder = suite.path / ".cache"
+    try:
+        folder.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".validated-", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(_marker(suite))
+        os.replace(tmp, folder / VALIDATED_FILE)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _validators(suite: Suite, errors: list[str]) -> dict[tuple[str, str], Any]:
+    out: dict[tuple[str, str], Any] = {}
+    for (tool, api), spec in suite.apis.items():
+        cls = validator_for(spec.parameters)
+        try:
+            cls.check_schema(spec.parameters)
+        except SchemaError as e:
+            errors.append(f"tools: {tool}/{api}: invalid parameters schema: {e.message}")
+            continue
+        out[(tool, api)] = cls(spec.parameters)
+    return out
+
+
+def _violations(
+    where: str,
+    suite: Suite,
+    validators: dict[tuple[str, str], Any],
+    tool: str,
+    api: str,
+    args: dict[str, Any],
+) -> list[str]:
+    validator = validators.get((tool, api))
+    if validator is None:
+        return []
+    canon = canonical_args(args, suite.apis[(tool, api)].parameters)
+    return [
+        f"{where}: arguments {'/'.join(map(str, e.path)) or '(root)'}: {e.message}"
+        for e in sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
+    ]
+
+
+def _check_task(
+    task: Any,
+    suite: Suite,
+    validators: dict[tuple[str, str], Any],
+    store: RecordingStore,
+    errors: list[str],
+    warnings: list[str],
+) -> None:
+    where = f"tasks: {task.id}"
+    offered = {(ref.tool, ref.api) for ref in task.tools}
+    if not offered:
+        errors.append(f"{where}: offers no APIs (tools is empty)")
+    for tool, api in sorted(offered):
+        if (tool, api) not in suite.apis:
+            errors.append(f"{where}: offers {tool}/{api}, which is not in the catalog")
+    for tool, api in task.reference.apis():
+        if (tool, api) not in suite.apis:
+            errors.append(f"{where}: relevant API {tool}/{api} is not in the catalog")
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for n, step in enumerate(task.reference.steps, 1):
+        at = f"{where}: reference step {n} {step.tool}/{step.api}"
+        if (step.tool, step.api) not in suite.apis:
+            errors.append(f"{at}: no such API in the catalog")
+            continue
+        if (step.tool, step.api) not in offered:
+            errors.append(f"{at}: the API is not offered to the agent")
+        key = dumps_canonical(
+            canonical_args(step.args, suite.apis[(step.tool, step.api)].parameters)
+        )
+        seen[(step.tool, step.api, key)] += 1
+        violations = _violations(at, suite, validators, step.tool, step.api, step.args)
+        if violations and not _recorded_from_api(suite, step.tool, step.api, key):
+            errors.extend(violations)
+        if store.get(step.tool, step.api, key, seen[(step.tool, step.api, key)]) is None:
+            warnings.append(f"{at}: no recording for arguments {key}")
+
+
+def _recorded_from_api(suite: Suite, tool: str, api: str, key: str) -> bool:
+    """Whether a real API answered this call (its recording may then break the schema)."""
+    schema = suite.apis[(tool, api)].parameters
+    return any(
+        r.tool == tool
+        and r.api == api
+        and r.provenance.source in RECORDED_FROM_APIS
+        and dumps_canonical(canonical_args(r.args, schema)) == key
+        for r in suite.recordings
+    )

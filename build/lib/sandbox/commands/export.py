@@ -1,0 +1,27 @@
+"""``sandbox export toolbench RUN OUT``: a run in ToolBench's converted-answer format."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from sandbox.commands import COMMANDS
+from sandbox.interop.export_toolbench import export_run
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("export", help=COMMANDS["export"].help)
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="FORMAT")
+    p = kinds.add_parser(
+        "toolbench",
+        help="ToolBench's converted answers (ToolEval's input): OUT/<set>.json per test set.",
+    )
+    p.add_argument("run", type=Path, metavar="RUN")
+    p.add_argument("out", type=Path, metavar="OUT")
+    p.set_defaults(handler=_toolbench)
+
+
+def _toolbench(args: argparse.Namespace) -> int:
+    print(json.dumps(export_run(args.run, args.out), indent=2))
+    return 0

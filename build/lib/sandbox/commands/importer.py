@@ -1,0 +1,114 @@
+"""``sandbox import``: bring ToolBench, StableToolBench and ToolEyes data in as suites.
+
+Each subcommand prints a JSON summary (what was read, skipped and written) and exits 0, or exits
+1 with a message when the input cannot be used at all (for answers: when no file of it holds an
+episode; the message names each file and why). ``toolbench-answers`` also writes one run folder
+per method and prints their paths on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sandbox.commands import COMMANDS
+from sandbox.errors import ConfigError
+from sandbox.interop.stb_cache import import_stb_cache
+from sandbox.interop.summary import ImportSummary
+from sandbox.interop.toolbench_answers import import_answers
+from sandbox.interop.toolbench_queries import import_queries
+from sandbox.interop.tooleyes import import_tooleyes
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("import", help=COMMANDS["import"].help)
+    kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND")
+
+    p = kinds.add_parser("toolbench-queries", help="Query files (api_list, relevant APIs).")
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    _common(p)
+    p.set_defaults(handler=_queries)
+
+    p = kinds.add_parser(
+        "toolbench-answers",
+        help="Answer files or folders: DFS trees, CoT chains, converted answers (mixed).",
+    )
+    p.add_argument("inputs", nargs="+", type=Path, metavar="DIR_OR_FILE")
+    _common(p)
+    p.add_argument(
+        "--run-out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="Folder that receives one run folder per method, e.g. DIR/DFS_woFilter_w2 and "
+        "DIR/CoT@1 (default: SUITE_DIR/original-runs).",
+    )
+    p.set_defaults(handler=_answers)
+
+    p = kinds.add_parser("stb-cache", help="A StableToolBench response cache folder.")
+    p.add_argument("cache", type=Path, metavar="CACHE_DIR")
+    _common(p, fresh=False)
+    p.add_argument(
+        "--keep-errors",
+        action="store_true",
+        help="also keep the responses StableToolBench treats as misses (rate limits, "
+        "authorisation and parameter errors, empty answers)",
+    )
+    p.set_defaults(handler=_cache)
+
+    p = kinds.add_parser("tooleyes", help="ToolEyes' data folder (Tool_Library, Test_Data).")
+    p.add_argument(
+        "root",
+        type=Path,
+        metavar="DIR",
+        help="ToolEyes' folder holding Tool_Library and Test_Data (or its Tool_Library)",
+    )
+    _common(p)
+    p.set_defaults(handler=_tooleyes)
+
+
+def _common(p: argparse.ArgumentParser, fresh: bool = True) -> None:
+    help_out = "Suite folder to write" + (
+        " (must not hold a suite yet)."
+        if fresh
+        else " (an existing suite gets the recordings added)."
+    )
+    p.add_argument("--out", type=Path, required=True, metavar="SUITE_DIR", help=help_out)
+    p.add_argument("--name", default=None, help="Suite name (default: the folder name).")
+
+
+def _fresh(out: Path) -> None:
+    if (out / "suite.yaml").exists():
+        raise ConfigError(f"{out} already holds a suite; choose an empty folder or remove it")
+
+
+def _print(summary: ImportSummary) -> int:
+    print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _queries(args: argparse.Namespace) -> int:
+    _fresh(args.out)
+    return _print(import_queries(args.files, args.out, args.name))
+
+
+def _answers(args: argparse.Namespace) -> int:
+    _fresh(args.out)
+    summary = import_answers(args.inputs, args.out, args.run_out, args.name)
+    _print(summary)
+    for skip in summary.skipped:
+        print(f"skipped {skip.source}: {skip.reason}", file=sys.stderr)
+    for path in summary.runs.values():
+        print(f"run folder: {path}", file=sys.stderr)
+    return 0
+
+
+def _cache(args: argparse.Namespace) -> int:
+    return _print(import_stb_cache(args.cache, args.out, args.name, keep_errors=args.keep_errors))
+
+
+def _tooleyes(args: argparse.Namespace) -> int:
+    _fresh(args.out)
+    return _print(import_tooleyes(args.root, args.out, args.name))

@@ -1,0 +1,213 @@
+"""``sandbox leaderboard``: one row per (suite, model, agent) from runs that already exist.
+
+sandbox leaderboard                                   # every scored run under runs/
+sandbox leaderboard runs/a runs/b --reference runs/a  # + win and tie rate against runs/a
+sandbox leaderboard --json                            # the rows as a JSON array
+sandbox leaderboard --md                              # markdown tables, one per suite
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+from sandbox.commands import COMMANDS
+from sandbox.commands.run import output_console
+from sandbox.errors import ConfigError, RunError
+from sandbox.store import MANIFEST
+from sandbox.store.defaults import DEFAULT_OUT
+
+if TYPE_CHECKING:  # the view package loads only when the command runs (start-up)
+    from sandbox.view import Leaderboard, LeaderboardRow
+
+__all__ = ["TABLE_DIMENSIONS", "leaderboard_markdown", "register"]
+
+TABLE_DIMENSIONS = (
+    "instruct",
+    "retrieve_f1",
+    "understand_kv",
+    "plan_f1",
+    "reason",
+    "review_recovery",
+)
+"""The step-level scores the terminal table shows (--md and --json have them all)."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help=COMMANDS["leaderboard"].help,
+        description="Rank the scored runs given (or every run under --runs-dir): pass rate with "
+        "its 95%% interval, pass@k and pass^k, win and tie rate against a reference run, "
+        "mean cost, tokens, model and tool calls per episode, and step-level scores. Runs on "
+        "different suites are ranked apart.",
+    )
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run folders, or folders of runs (default: every run under --runs-dir)",
+    )
+    parser.add_argument(
+        "--runs-dir", default=DEFAULT_OUT, help="where to find runs when none is given"
+    )
+    parser.add_argument(
+        "--reference", metavar="RUN", default=None, help="run folder to compute win rates against"
+    )
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the rows as a JSON array")
+    fmt.add_argument("--md", action="store_true", help="print markdown tables")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from sandbox.view import Catalog, build_leaderboard, read_record
+
+    records = []
+    sources = [Path(p) for p in args.runs] or [Path(args.runs_dir)]
+    for src in sources:
+        if not src.is_dir():
+            raise ConfigError(f"no folder {src}")
+        if (src / MANIFEST).is_file():
+            records.append(read_record(src, str(src)))
+        else:
+            records.extend(Catalog(src).records())
+    if not records:
+        raise RunError(f"no runs under {', '.join(map(str, sources))}: make one with `sandbox run`")
+    reference = None
+    if args.reference is not None:
+        ref = Path(args.reference)
+        if not (ref / MANIFEST).is_file():
+            raise ConfigError(f"--reference {ref}: not a run folder (no {MANIFEST})")
+        reference = read_record(ref, str(ref))
+    board = build_leaderboard(records, reference)
+    for s in board.skipped:
+        print(f"note: left out {s.run}: {s.reason}", file=sys.stderr)
+    if not board.rows:
+        raise RunError("no scored run to rank (see the notes above)")
+    if args.json:
+        rows = [r.model_dump(mode="json") for r in board.rows]
+        sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    elif args.md:
+        sys.stdout.write(leaderboard_markdown(board))
+    else:
+        console = output_console(sys.stdout)
+        if not console.is_terminal:
+            console.width = 200
+        for table in _tables(board):
+            console.print(table)
+    return 0
+
+
+def _suite_title(name: str, fingerprint: str) -> str:
+    return f"suite {name} ({fingerprint.removeprefix('sha256:')[:12]})"
+
+
+def _columns(rows: list[LeaderboardRow]) -> tuple[list[str], list[str], bool]:
+    ks = sorted({k for r in rows for k in r.pass_at_k}, key=int)
+    dims = sorted({d for r in rows for d in r.step_scores})
+    wins = any(r.win_rate is not None or r.is_reference for r in rows)
+    return ks, dims, wins
+
+
+def _cells(row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool) -> list[str]:
+    cells = [
+        str(row.rank),
+        row.model,
+        row.agent,
+        str(len(row.runs)),
+        str(row.episodes),
+        _rate(row.pass_rate, row.pass_rate_ci),
+    ]
+    for k in ks:
+        at = row.pass_at_k.get(k)
+        cells.append("-" if at is None else f"{at:.1%} / {row.pass_hat_k[k]:.1%}")
+    if wins:
+        if row.is_reference:
+            cells += ["reference", "", ""]
+        elif row.win_rate is None or row.win_rate_ci is None:
+            cells += ["-", "-", "-"]
+        else:
+            cells += [
+                _rate(row.win_rate, row.win_rate_ci),
+                f"{row.tie_rate or 0.0:.1%}",
+                f"{row.wins}/{row.losses}/{row.ties}",
+            ]
+    cells += [
+        f"{row.cost_usd:.4f}",
+        f"{row.tokens:.0f}",
+        f"{row.model_calls:.2f}",
+        f"{row.tool_calls:.2f}",
+    ]
+    cells += [f"{row.step_scores[d]:.1%}" if d in row.step_scores else "-" for d in dims]
+    return cells
+
+
+def _rate(value: float, ci: tuple[float, float]) -> str:
+    return f"{100 * value:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
+    heads = ["#", "model", "agent", "runs", "episodes", "pass rate [95% CI]"]
+    heads += [f"pass@{k} / pass^{k}" for k in ks]
+    if wins:
+        heads += ["win rate [95% CI]", "ties", "W/L/T"]
+    heads += ["cost/ep", "tokens/ep", "model calls/ep", "tool calls/ep", *dims]
+    return heads
+
+
+def _short_headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
+    """Headers for the terminal: the same columns, narrower."""
+    heads = ["#", "model", "agent", "runs", "eps", "pass rate"]
+    heads += [f"@{k} / ^{k}" for k in ks]
+    if wins:
+        heads += ["win rate", "ties", "W/L/T"]
+    heads += ["cost", "tokens", "calls", "tools", *(d.split("_")[0][:6] for d in dims)]
+    return heads
+
+
+def _by_suite(board: Leaderboard) -> list[tuple[str, list[LeaderboardRow]]]:
+    return [
+        (
+            _suite_title(name, fp),
+            [r for r in board.rows if (r.suite, r.suite_fingerprint) == (name, fp)],
+        )
+        for name, fp in board.suites()
+    ]
+
+
+def _tables(board: Leaderboard) -> list[Table]:
+    tables = []
+    for title, rows in _by_suite(board):
+        ks, dims, wins = _columns(rows)
+        dims = [d for d in TABLE_DIMENSIONS if d in dims]
+        table = Table(title=title)
+        for i, head in enumerate(_short_headers(ks, dims, wins)):
+            table.add_column(head, justify="left" if i in (1, 2) else "right", no_wrap=i != 1)
+        for r in rows:
+            table.add_row(*_cells(r, ks, dims, wins))
+        caption = "cost, tokens, calls (model) and tools (tool calls) are means per episode"
+        if board.reference:
+            caption += f"; win rate against {board.reference} (ToolEval's rules, ties half)"
+        table.caption = caption + "; --md shows every step score"
+        tables.append(table)
+    return tables
+
+
+def leaderboard_markdown(board: Leaderboard) -> str:
+    """One markdown table per suite."""
+    out: list[str] = ["# Leaderboard", ""]
+    for title, rows in _by_suite(board):
+        ks, dims, wins = _columns(rows)
+        heads = _headers(ks, dims, wins)
+        out += [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        out += ["| " + " | ".join(_cells(r, ks, dims, wins)) + " |" for r in rows]
+        out.append("")
+    if board.reference:
+        out.append(f"Win rates against `{board.reference}` (ToolEval's rules, ties half).")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,327 @@
+"""Writing a run's scores: ``scores.json``, ``report.md``, PNG plots, and a terminal table.
+
+``scores.json`` is stable: keys sorted, floats rounded to 6 decimals, no timestamps or paths, so
+evaluating the same run twice gives the same bytes. ``report.md`` adds each episode's final
+answer (read through ``sandbox.store.EpisodeIndex``) and the command that opens the run in the
+viewer. May import ``eval`` modules and ``sandbox.store``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from sandbox.eval.evaluate import RunScores
+from sandbox.eval.pass_rate import PassSummary
+from sandbox.eval.stats import Interval
+from sandbox.store import EpisodeIndex, EpisodeKey
+from sandbox.store.gc_pause import paused_gc
+
+SCORES_FILE = "scores.json"
+REPORT_FILE = "report.md"
+PASS_PLOT = "pass_rate.png"
+STEP_PLOT = "step_profile.png"
+COST_PLOT = "cost_vs_pass.png"
+DECIMALS = 6
+
+
+def stable(value: Any, decimals: int = DECIMALS) -> Any:
+    """Round every float (and turn -0.0 into 0.0) throughout a JSON-like value."""
+    if isinstance(value, float):
+        return round(value, decimals) + 0.0
+    if isinstance(value, dict):
+        return {str(k): stable(v, decimals) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [stable(v, decimals) for v in value]
+    return value
+
+
+def scores_json(scores: RunScores) -> str:
+    data = stable(scores.model_dump(mode="json", by_alias=True))
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write_atomic(path: Path, data: str | bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def pct(iv: Interval) -> str:
+    return f"{100 * iv.value:.1f}% [{100 * iv.low:.1f}, {100 * iv.high:.1f}]"
+
+
+def rate_text(p: PassSummary) -> str:
+    """The pass rate with its interval, and with judge samples their standard deviation."""
+    text = pct(p.pass_rate)
+    if p.sample_rates:
+        text += f" ± {100 * (p.sample_std or 0.0):.1f} (std over {len(p.sample_rates)} samples)"
+    return text
+
+
+def step_profile(scores: RunScores) -> list[tuple[str, Interval]]:
+    """The step-level dimensions that apply, in report order, each with its interval."""
+    if scores.step_scores is None:
+        return []
+    return [(d, iv) for d, iv in scores.step_scores.intervals.items() if iv.n > 0]
+
+
+def _cost_axis(scores: RunScores) -> tuple[float, str]:
+    u = scores.usage
+    per = max(1, u.episodes)
+    if u.cost > 0:
+        return u.cost / per, "cost per episode"
+    return u.tokens / per, "tokens per episode"
+
+
+def _cell(text: str, limit: int) -> str:
+    """Text for one markdown table cell: one line, pipes escaped, at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return flat.replace("|", "\\|")
+
+
+def render_markdown(
+    scores: RunScores,
+    *,
+    answers: Mapping[EpisodeKey, str | None] | None = None,
+    view_command: str | None = None,
+) -> str:
+    """The report for people. ``answers`` adds each episode's final answer to the episode table;
+    ``view_command`` is the command line that opens this run in the viewer."""
+    p = scores.pass_rate
+    out = [
+        f"# Run {scores.run_id}",
+        "",
+        f"Suite **{scores.suite.get('name', '')}** (fingerprint "
+        f"`{scores.suite.get('fingerprint', '')[:12]}`), agent **{scores.agent}**, "
+        f"model **{scores.model}**; {scores.tasks} tasks x {scores.trials} trial(s) = "
+        f"{scores.episodes} episodes. Protocol **{scores.protocol}**. Intervals are 95% seeded "
+        "bootstrap intervals over tasks.",
+    ]
+    if view_command:
+        out += ["", f"Browse its episodes, trees and scores: `{view_command}`"]
+    out += [
+        "",
+        "## Pass rate",
+        "",
+        "| scope | n | solved | unsure | unsolved | pass rate [95% CI] |",
+        "|---|---:|---:|---:|---:|---|",
+        f"| all | {p.n} | {p.solved} | {p.unsure} | {p.unsolved} | {pct(p.pass_rate)} |",
+    ]
+    for g, r in p.groups.items():
+        out.append(f"| {g} | {r.n} | {r.solved} | {r.unsure} | {r.unsolved} | {pct(r.pass_rate)} |")
+    out += ["", f"Scores: solved 1, unsure 0.5, unsolved 0. Missing episodes: {p.missing}."]
+    if p.sample_rates:
+        rates = ", ".join(f"{100 * r:.1f}%" for r in p.sample_rates)
+        out.append(
+            f"Judge samples: {len(p.sample_rates)}; pass rate per sample {rates}; mean "
+            f"{100 * p.pass_rate.value:.1f}%, std {100 * (p.sample_std or 0.0):.1f}."
+        )
+    for reason, episodes in p.excluded.items():
+        out.append(f"Left out of the pass rate ({reason}): {len(episodes)}: {', '.join(episodes)}.")
+    out.append("By status: " + ", ".join(f"{k} {v}" for k, v in p.by_status.items()) + ".")
+    out.append("Decided by: " + ", ".join(f"{k} {v}" for k, v in p.by_method.items()) + ".")
+    if scores.pass_at_k:
+        out += ["", "## Trials", "", "| k | pass@k | pass^k |", "|---:|---:|---:|"]
+        for k, v in scores.pass_at_k.items():
+            out.append(f"| {k} | {v:.3f} | {scores.pass_hat_k[k]:.3f} |")
+    profile = step_profile(scores)
+    if scores.step_scores is not None:
+        dims = scores.step_scores.summary.get("dimensions", {})
+        out += [
+            "",
+            "## Step-level scores",
+            "",
+            "| dimension | mean [95% CI] | episodes | units |",
+            "|---|---|---:|---:|",
+        ]
+        for d, iv in profile:
+            out.append(f"| {d} | {pct(iv)} | {iv.n} | {dims.get(d, {}).get('units', '')} |")
+        skipped = [d for d, iv in scores.step_scores.intervals.items() if iv.n == 0]
+        if skipped:
+            out.append(f"\nNot applicable in this run: {', '.join(skipped)}.")
+        out.append(f"Thought similarity (reason): {scores.step_scores.reason_similarity}.")
+        tree = scores.step_scores.summary.get("tree", {})
+        if tree:
+            out.append("Tree (mean per episode): " + _kv(tree) + ".")
+    u = scores.usage
+    out += [
+        "",
+        "## Usage (agents)",
+        "",
+        f"Model calls {u.model_calls}, tool calls {u.tool_calls}, tokens {u.tokens} "
+        f"(prompt {u.prompt_tokens}, completion {u.completion_tokens}), cost {u.cost:.4f} USD"
+        + (f" (price: {scores.price_source})" if scores.price_source else "")
+        + f", wall {u.wall_seconds:.1f}s over {u.episodes} trajectories.",
+    ]
+    if scores.simulator:
+        s = scores.simulator
+        out += [
+            "",
+            "## Tool simulator (reported apart)",
+            "",
+            f"Model {s.get('model')}: {s.get('simulations', 0)} simulated responses, "
+            f"{s.get('calls', 0)} calls ({s.get('invalid_replies', 0)} replies not JSON, "
+            f"{s.get('retries', 0)} retried, {s.get('failures', 0)} failed), tokens "
+            f"{s.get('prompt_tokens', 0) + s.get('completion_tokens', 0)}, "
+            f"cost {s.get('cost', 0.0):.4f} USD.",
+        ]
+    if scores.infra.retries or scores.infra.errors:
+        i = scores.infra
+        out += [
+            "",
+            "## Infrastructure (not the agent's)",
+            "",
+            f"Model calls retried: {i.retries}. Episodes ended by an infrastructure error: "
+            f"{i.errors}"
+            + (f" ({', '.join(i.episodes)}; `--resume` runs them again)." if i.errors else "."),
+        ]
+    if scores.judge is not None:
+        j = scores.judge
+        settings = scores.judge_settings
+        how = (
+            f" Samples {settings.samples}, rounds {settings.rounds}, temperature "
+            f"{settings.temperature}, order {settings.order}."
+            if settings is not None
+            else ""
+        )
+        out += [
+            "",
+            "## Judge (reported apart)",
+            "",
+            f"Model {j.model}: {j.calls} calls, {j.cache_hits} cache hits, {j.invalid_replies} "
+            f"invalid replies, {j.errors} errors, tokens {j.prompt_tokens + j.completion_tokens}, "
+            f"cost {j.cost:.4f}.{how}",
+        ]
+    if scores.reference is not None:
+        w, t = scores.reference.win, scores.reference.paired
+        out += [
+            "",
+            f"## Win rate against {scores.reference.reference_run}",
+            "",
+            f"Wins {w.wins}, losses {w.losses}, ties {w.ties} over {w.n} episodes. "
+            f"Win rate (ties {'half' if w.tie_value == 0.5 else 'as 0'}): {pct(w.win_rate)}; "
+            f"tie rate {100 * w.tie_rate:.1f}%; ToolEval-compatible (ties 0): "
+            f"{pct(w.tooleval_win_rate)}.",
+            "Decided by rule: " + _kv(w.by_rule) + ".",
+            *(
+                [f"Judge errors (not counted): {', '.join(w.judge_errors)}."]
+                if w.judge_errors
+                else []
+            ),
+            f"Paired McNemar (solved): only this run {t.only_a}, only the reference "
+            f"{t.only_b}, both {t.both}, neither {t.neither}; exact p = {t.p_value:.4g}.",
+        ]
+    if scores.notes:
+        out += ["", "## Notes", ""] + [f"- {n}" for n in scores.notes]
+    out += [
+        "",
+        "## Episodes",
+        "",
+        "| task | trial | status | label | method | reason | final answer |",
+        "|---|---:|---|---|---|---|---|",
+    ]
+    for lb in scores.labels:
+        answer = (answers or {}).get((lb.task_id, lb.trial))
+        shown = "" if answer is None else _cell(answer, 240) or "(empty)"
+        out.append(
+            f"| {lb.task_id} | {lb.trial} | {lb.status} | {lb.label} | {lb.method} | "
+            f"{_cell(lb.reason, 240)} | {shown} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def _kv(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in d.items())
+
+
+def write_report(run_dir: str | Path, scores: RunScores, *, plots: bool = True) -> list[Path]:
+    """Write scores.json, report.md and (unless ``plots=False``) the PNGs; return the paths
+    (a bulk job: the cyclic collector is paused for it, ``sandbox.store.gc_pause``)."""
+    with paused_gc():
+        return _write_report(Path(run_dir), scores, plots)
+
+
+def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
+    folder = Path(run_dir)
+    written = [folder / SCORES_FILE, folder / REPORT_FILE]
+    _write_atomic(written[0], scores_json(scores))
+    answers = scores.answers()
+    if answers is None:
+        answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
+    markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
+    _write_atomic(written[1], markdown)
+    if not plots:
+        return written
+    from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile  # matplotlib
+
+    p = scores.pass_rate
+    entries = [("all", p.pass_rate)] + [(g, r.pass_rate) for g, r in p.groups.items()]
+    title = f"{scores.agent} / {scores.model}"
+    written.append(plot_rates(entries, folder / PASS_PLOT, title=f"Pass rate: {title}"))
+    profile = step_profile(scores)
+    if profile:
+        written.append(plot_step_profile(profile, folder / STEP_PLOT, title=f"Steps: {title}"))
+    cost, label = _cost_axis(scores)
+    written.append(
+        plot_cost_vs_pass(
+            [(title, cost, p.pass_rate)], folder / COST_PLOT, xlabel=label, title="Cost vs pass"
+        )
+    )
+    return written
+
+
+def print_table(scores: RunScores, console: Console) -> None:
+    """The terminal summary: pass rate per group, step profile, win rate."""
+    table = Table(
+        title=f"{scores.run_id}: {scores.agent} / {scores.model} (protocol {scores.protocol})"
+    )
+    for col in ("scope", "n", "solved", "unsure", "unsolved", "pass rate [95% CI]"):
+        table.add_column(col, justify="left" if col == "scope" else "right")
+    p = scores.pass_rate
+    rows = [("all", p)] + list(p.groups.items())
+    for name, r in rows:
+        table.add_row(
+            name, str(r.n), str(r.solved), str(r.unsure), str(r.unsolved), pct(r.pass_rate)
+        )
+    if p.sample_rates:
+        table.caption = "judge samples: " + rate_text(p)
+    console.print(table)
+    for reason, episodes in p.excluded.items():
+        console.print(f"left out of the pass rate ({reason}): {len(episodes)}")
+    profile = step_profile(scores)
+    if profile:
+        steps = Table(title="Step-level scores")
+        steps.add_column("dimension")
+        steps.add_column("mean [95% CI]", justify="right")
+        steps.add_column("n", justify="right")
+        for d, iv in profile:
+            steps.add_row(d, pct(iv), str(iv.n))
+        if scores.step_scores is not None:
+            steps.caption = f"reason scored by: {scores.step_scores.reason_similarity}"
+        console.print(steps)
+    if scores.reference is not None:
+        w = scores.reference.win
+        console.print(
+            f"vs {scores.reference.reference_run}: {w.wins} wins / {w.losses} losses / "
+            f"{w.ties} ties; win rate {pct(w.win_rate)}, tie rate {100 * w.tie_rate:.1f}%, "
+            f"ToolEval {pct(w.tooleval_win_rate)}; "
+            f"McNemar p = {scores.reference.paired.p_value:.4g}"
+        )
+    if scores.judge is not None:
+        j = scores.judge
+        console.print(
+            f"judge {j.model}: {j.calls} calls, {j.cache_hits} cached, {j.invalid_replies} "
+            f"invalid, {j.prompt_tokens + j.completion_tokens} tokens, cost {j.cost:.4f}"
+        )

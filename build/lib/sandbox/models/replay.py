@@ -1,0 +1,48 @@
+"""The offline kind ``replay``: the assistant turns of a recorded run, episode by episode.
+
+``replay:<run folder>`` serves each episode ``(task, trial)`` the turns its trajectory holds
+(``agents.models.replay.ReplayModel``); a request the recording does not hold ends that episode
+with a replay divergence. May import ``sandbox.store`` and ``sandbox.models.provider`` only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.model import Model
+from agents.models.replay import ReplayModel
+from agents.trajectory import Trajectory
+from mock_tools.models import Task
+from sandbox.errors import ConfigError
+from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
+from sandbox.store.run_store import read_trajectories
+
+__all__ = ["ReplayModels", "build_replay", "parse_run"]
+
+
+class ReplayModels(OfflineModels):
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        run = str(spec.params.get("run") or "")
+        self.run = run
+        self.recorded: dict[tuple[str, int], Trajectory] = {
+            (t.scenario_id, t.trial): t for t in read_trajectories(run)
+        }
+
+    def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
+        recorded = self.recorded.get((task.id, trial))
+        if recorded is None:
+            raise ConfigError(
+                f"replay run {self.run} has no trajectory for task {task.id!r} trial {trial}"
+            )
+        return ReplayModel(recorded)
+
+
+def build_replay(spec: ModelSpec, settings: ModelSettings) -> ReplayModels:
+    return ReplayModels(spec)
+
+
+def parse_run(arg: str, name: str) -> dict[str, Any]:
+    if not arg:
+        raise ConfigError("model 'replay' needs a recorded run: replay:<run folder>")
+    return {"run": arg}

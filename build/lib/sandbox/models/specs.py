@@ -1,0 +1,191 @@
+"""Model names resolve here: ``models.yaml`` aliases and ad hoc endpoints become a ``ModelSpec``.
+
+::
+
+    qwen-7b, gpt-4o-mini, ...          aliases from models.yaml (or SANDBOX_MODELS_FILE)
+    openai:<model>@<base_url>          any OpenAI-compatible endpoint, native tool calls
+    openai-text:<model>@<base_url>     the same through the Thought/Action text adapter
+    reference                          offline, follows the task's reference path
+    noisy-reference[:RATE]             offline, seeded mistakes at RATE
+    replay:<run folder>                offline, replays the assistant turns of a recorded run
+    fork                               a kind named directly (its options say what to fork)
+
+An alias names a ``kind`` (``sandbox.models.provider.MODEL_KINDS``); the kind builds the models.
+This module and the CLI are the only places that read environment variables; everything below
+receives resolved settings. May import ``sandbox.models.provider``, ``sandbox.errors`` and
+``agents`` only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agents.models.retry import RetryPolicy
+from mock_tools.yaml_text import load_yaml
+from sandbox.errors import ConfigError
+from sandbox.models.prices import Price, lookup_price
+from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec
+
+__all__ = [
+    "DEFAULT_MODELS_FILE",
+    "ModelEntry",
+    "ModelSpec",
+    "base_url_env_var",
+    "load_model_entries",
+    "resolve_model",
+]
+
+DEFAULT_MODELS_FILE = Path(__file__).resolve().parents[2] / "models.yaml"
+_AD_HOC = re.compile(r"^(openai|openai-text):(?P<model>[^@]+)@(?P<url>\S+)$")
+
+
+class ModelEntry(BaseModel):
+    """One alias of ``models.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: KindName
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    tool_calls: Literal["native", "text"] = "native"
+    timeout: float = Field(default=120.0, gt=0)
+    retry: RetryPolicy | None = Field(
+        default=None,
+        description="How the client retries transient failures (max_retries, initial, "
+        "max_backoff...); None: the client's default.",
+    )
+    params: dict[str, Any] = Field(default_factory=dict)
+    start_hint: str | None = None
+    price: Price | None = Field(default=None, description="USD per 1M tokens.")
+
+
+def base_url_env_var(alias: str) -> str:
+    """``SANDBOX_<ALIAS>_BASE_URL`` with the alias upper-cased and non-alphanumerics as ``_``."""
+    return f"SANDBOX_{_env_part(alias)}_BASE_URL"
+
+
+def _env_part(alias: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", alias.upper()).strip("_")
+
+
+def load_model_entries(
+    path: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, ModelEntry]:
+    """Aliases from ``models.yaml`` (or ``path``), then from ``SANDBOX_MODELS_FILE`` over them."""
+    env = env or {}
+    entries = _read_entries(Path(path) if path else DEFAULT_MODELS_FILE)
+    extra = env.get("SANDBOX_MODELS_FILE")
+    if extra:
+        entries.update(_read_entries(Path(extra)))
+    return entries
+
+
+def _read_entries(path: Path) -> dict[str, ModelEntry]:
+    try:
+        data = load_yaml(path.read_text(encoding="utf-8")) or {}
+    except OSError as e:
+        raise ConfigError(f"cannot read the model registry {path}: {e.strerror}") from e
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML: {e}") from e
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        raise ConfigError(f"{path}: expected a top-level 'models:' mapping of aliases")
+    out: dict[str, ModelEntry] = {}
+    for alias, raw in models.items():
+        try:
+            out[str(alias)] = ModelEntry.model_validate(raw or {})
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"])
+            raise ConfigError(f"{path}: models.{alias}.{loc}: {err['msg']}") from e
+    return out
+
+
+def resolve_model(
+    name: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    models_file: str | Path | None = None,
+) -> ModelSpec:
+    """Turn a model name (and the run's ``model_options``) into a ``ModelSpec``.
+
+    ``ConfigError`` for an unknown name, a bad ``:`` argument or a missing API key.
+    """
+    env = env or {}
+    name = name.strip()
+    ad_hoc = _AD_HOC.match(name)
+    if ad_hoc:
+        base_url = ad_hoc["url"].rstrip("/")
+        price, source = lookup_price(ad_hoc["model"], base_url)
+        return ModelSpec(
+            name=name,
+            kind="openai",
+            model=ad_hoc["model"],
+            base_url=base_url,
+            tool_calls="text" if name.startswith("openai-text:") else "native",
+            params=dict(options or {}),
+            price=price,
+            price_source=source,
+            api_key=env.get("SANDBOX_API_KEY") or None,
+        )
+    if name.startswith(("openai:", "openai-text:")):
+        raise ConfigError(
+            f"cannot parse model {name!r}: write openai:<model>@<base_url>, "
+            "e.g. openai:Qwen/Qwen2.5-7B-Instruct@http://localhost:8000/v1"
+        )
+    alias, _, arg = name.partition(":")
+    entries = load_model_entries(models_file, env)
+    entry = entries.get(alias)
+    if entry is None:
+        direct = MODEL_KINDS.find(alias)
+        if direct is not None and direct.direct:
+            entry = ModelEntry(kind=direct.name)
+        else:
+            known = ", ".join(sorted(entries))
+            raise ConfigError(
+                f"unknown model {alias!r}; known models: {known}; "
+                "or any OpenAI-compatible endpoint as openai:<model>@<base_url>"
+            )
+    kind = MODEL_KINDS.get(entry.kind)
+    params = {**entry.params, **(options or {})}
+    if kind.parse_arg is not None:
+        params.update(kind.parse_arg(arg, name))
+    elif arg:
+        raise ConfigError(f"model {alias!r} takes no ':' argument (got {name!r})")
+    url_var = base_url_env_var(alias) if kind.remote else None
+    base_url = env.get(url_var) if url_var else None
+    api_key = env.get(entry.api_key_env) if kind.remote and entry.api_key_env else None
+    if kind.remote and entry.api_key_env and not api_key:
+        raise ConfigError(
+            f"model {alias!r} needs an API key: set {entry.api_key_env} in the environment"
+        )
+    model = env.get(f"SANDBOX_{_env_part(alias)}_MODEL") or entry.model
+    url = (base_url or entry.base_url or "").rstrip("/") or None
+    price, source = entry.price, "models.yaml"
+    if not kind.remote:
+        source = "offline model: cost 0"
+    elif price is None:
+        price, source = lookup_price(model or alias, url)
+    return ModelSpec(
+        name=name,
+        kind=entry.kind,
+        model=model,
+        base_url=url,
+        price=price,
+        price_source=source,
+        tool_calls=entry.tool_calls,
+        timeout=entry.timeout,
+        retry=entry.retry,
+        params=params,
+        start_hint=entry.start_hint,
+        base_url_env=url_var,
+        api_key=api_key or None,
+    )

@@ -1,0 +1,117 @@
+"""One episode: a fresh agent and model on a per-episode tool env, and the trajectory it leaves.
+
+A bug in an agent or a model (any exception but a ``SandboxError``) does not stop the run: the
+episode is recorded with status ``error`` and an ``internal`` error holding the traceback, so
+``--resume`` runs it again. May import ``sandbox.models``, ``sandbox.tool_envs``,
+``sandbox.store`` and ``agents`` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Literal
+
+from agents.agent import EpisodeMeta
+from agents.budget import Budget
+from agents.strategies import ResolvedStrategy
+from agents.trajectory import Component, ErrorRecord, Status, Trajectory
+from mock_tools import Task
+from sandbox.errors import SandboxError
+from sandbox.models import ModelProvider, ModelSpec
+from sandbox.tool_envs import ToolEnvs
+
+__all__ = ["EpisodePlan", "failed_episode", "run_episode"]
+
+log = logging.getLogger(__name__)
+
+
+class EpisodePlan:
+    """What every episode of a run shares: the strategy, the models, the budget, the seed; and
+    the tasks whose strategy options or budget differ (``RunConfig.task_settings``)."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        strategy: ResolvedStrategy,
+        models: ModelProvider,
+        model_spec: ModelSpec,
+        budget: Budget,
+        seed: int,
+        per_task: Mapping[str, tuple[ResolvedStrategy, Budget]] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.strategy = strategy
+        self.models = models
+        self.model_spec = model_spec
+        self.budget = budget
+        self.seed = seed
+        self.per_task = dict(per_task or {})
+
+    def for_task(self, task_id: str) -> tuple[ResolvedStrategy, Budget]:
+        """The strategy and budget of the task's episodes."""
+        return self.per_task.get(task_id, (self.strategy, self.budget))
+
+
+async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
+    """Run episode ``(task, trial)`` and return its trajectory (never raises for a bug in it)."""
+    env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
+    meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
+    started = datetime.now(timezone.utc)
+    strategy, budget = plan.for_task(task.id)
+    try:
+        model = plan.models.for_episode(task, seed=plan.seed, trial=trial)
+        agent = strategy.build()
+        traj = await agent.run(model=model, env=env, query=task.query, budget=budget, episode=meta)
+    except SandboxError:
+        raise
+    except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
+        tb = traceback.format_exc()
+        log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)
+        traj = failed_episode(
+            plan,
+            task,
+            trial,
+            kind="internal",
+            reason=f"internal_error:{type(e).__name__}",
+            message=f"{type(e).__name__}: {e}\n{tb}",
+            started=started,
+        )
+    finally:
+        await env.reset()
+    traj.run_id = plan.run_id
+    traj.trial = trial
+    return traj
+
+
+def failed_episode(
+    plan: EpisodePlan,
+    task: Task,
+    trial: int,
+    *,
+    kind: Literal["infra", "internal"],
+    reason: str,
+    message: str,
+    started: datetime | None = None,
+) -> Trajectory:
+    """The record of an episode that produced no trajectory of its own (a crash in the agent or
+    model, or, ``infra``, the machine running it lost): status ``error``, so ``--resume`` runs it
+    again and it is never charged to the agent."""
+    now = datetime.now(timezone.utc)
+    strategy, _ = plan.for_task(task.id)
+    return Trajectory(
+        run_id=plan.run_id,
+        scenario_id=task.id,
+        trial=trial,
+        agent=Component(name=strategy.name, params=strategy.params),
+        model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
+        seed=plan.seed,
+        status=Status.error,
+        end_reason=reason,
+        errors=[ErrorRecord(kind=kind, message=message)],
+        started_at=started or now,
+        ended_at=now,
+    )

@@ -1,0 +1,434 @@
+"""``run_suite(config)``: run the selected tasks x trials of a suite and store a scored run.
+
+One call does, in order: load the suite, resolve the strategy and the model through their
+registries, probe a remote model (before any folder is written), hand the episodes to the run's
+executor (``sandbox.run.executor``: local asyncio with the run's tools opened once, or Ray), which
+runs them with bounded concurrency (each with its own model, tool env scope and agent), append
+each trajectory to the run folder as it comes back, then score the run with the evaluator and
+write its report.
+
+``resume_run(path)`` continues a run from its folder: finished episodes are kept, episodes that
+ended on an infrastructure or harness error are run again, nothing is duplicated. May import
+``sandbox.store``, ``models``, ``tool_envs``, ``eval`` and ``run`` modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import shutil
+import signal
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agents.errors import AgentsError
+from agents.strategies import ResolvedStrategy
+from agents.trajectory import Trajectory
+from mock_tools import Suite, SuiteError, Task
+from mock_tools.validate import load_valid_suite
+from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
+from sandbox.eval.evaluate import evaluate_run_async, run_blocking
+from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
+from sandbox.eval.report import write_report
+from sandbox.eval.usage import UsageTotals
+from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models, resolve_model
+from sandbox.run.batch import EpisodeBatch, Executor, OnResult, RunSpend, tools_report
+from sandbox.run.episode import EpisodePlan
+from sandbox.run.executor import build_executor
+from sandbox.run.progress import RunProgress
+from sandbox.run.tasks import select_tasks
+from sandbox.store import (
+    EpisodeKey,
+    Manifest,
+    RunConfig,
+    RunStatus,
+    RunStore,
+    SuiteInfo,
+    make_run_id,
+)
+from sandbox.store.manifest import git_sha, package_versions
+from sandbox.store.redact import REDACTED, redact
+from sandbox.store.suite_folder import suite_folder
+
+__all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
+
+log = logging.getLogger(__name__)
+
+
+class RunResult(BaseModel):
+    """What a run produced; ``path`` holds everything."""
+
+    run_id: str
+    path: str
+    status: str
+    episodes: int = Field(description="Episodes of the run (tasks x trials).")
+    ran: int = Field(description="Episodes run by this invocation (resume skips finished ones).")
+    summary: PassSummary
+    usage: UsageTotals
+    labels: list[EpisodeLabel] = Field(default_factory=list)
+    note: str | None = Field(default=None, description="Why the run stopped early, if it did.")
+
+    @property
+    def pass_rate(self) -> float:
+        return self.summary.pass_rate.value
+
+    def json_summary(self) -> dict[str, Any]:
+        """The one-line summary of ``sandbox run --json``."""
+        return {
+            "run": self.path,
+            "episodes": self.episodes,
+            "pass_rate": round(self.pass_rate, 6),
+            "by_status": self.summary.by_status,
+            "model_calls": self.usage.model_calls,
+            "tokens": self.usage.tokens,
+            "cost_usd": round(self.usage.cost, 6),
+        }
+
+
+# -- entry points --------------------------------------------------------------------------------
+
+
+def run_suite(
+    config: RunConfig,
+    *,
+    env: Mapping[str, str] | None = None,
+    show_progress: bool = True,
+    plots: bool = False,
+) -> RunResult:
+    """Run ``config`` into a new run folder under ``config.out``. ``env`` feeds the registry.
+
+    The folder ends with the evaluator's ``scores.json`` and ``report.md`` (and PNG plots when
+    ``plots``)."""
+    return run_blocking(run_suite_async(config, env=env, show_progress=show_progress, plots=plots))
+
+
+SECRET_FIELDS = ("model", "simulator", "tools_url", "upstream_url", "mcp_server")
+"""Config fields a manifest records redacted: a resume is given them again, credentials included."""
+RESUMABLE_OVERRIDES = ("max_run_cost", *SECRET_FIELDS)
+"""Config fields a resume may give: a new run cost budget, and what the manifest redacted."""
+
+
+def resume_run(
+    path: str | Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    show_progress: bool = True,
+    plots: bool = False,
+    overrides: Mapping[str, Any] | None = None,
+) -> RunResult:
+    """Continue the run in ``path`` with the config in its manifest (and ``overrides`` of the
+    fields in ``RESUMABLE_OVERRIDES``)."""
+    store = RunStore.open(path)
+    given = dict(overrides or {})
+    wrong = sorted(set(given) - set(RESUMABLE_OVERRIDES))
+    if wrong:
+        raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
+    for field in SECRET_FIELDS:
+        recorded = getattr(store.manifest.config, field)
+        if field in given and redact(str(given[field])) != recorded:
+            raise ConfigError(
+                f"run {store.manifest.run_id} used {field} {recorded!r}: a resume may only give it "
+                "again (with the credentials runs never record), not change it"
+            )
+        if field not in given and recorded and REDACTED in recorded:
+            flag = "--" + field.replace("_", "-")
+            raise ConfigError(
+                f"run {store.manifest.run_id}'s {field} carried credentials, which runs never "
+                f"record: resume with {flag} and its full value ({recorded})"
+            )
+    if given:
+        store.manifest.config = store.manifest.config.model_copy(update=given)
+    # The suite where it is now (its recorded path works from any folder); resuming still
+    # refuses a suite whose fingerprint changed.
+    config = store.manifest.config.model_copy(update={"suite": str(store.suite_path())})
+    return run_blocking(_execute(config, store, env, show_progress, plots))
+
+
+async def run_suite_async(
+    config: RunConfig,
+    *,
+    env: Mapping[str, str] | None = None,
+    show_progress: bool = True,
+    plots: bool = False,
+) -> RunResult:
+    return await _execute(config, None, env, show_progress, plots)
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def resolve_strategy(config: RunConfig, task_id: str | None = None) -> ResolvedStrategy:
+    """The run's (or one task's) strategy with validated options; ``ConfigError`` naming what
+    is wrong."""
+    try:
+        return config.strategy(task_id)
+    except AgentsError as e:
+        where = f" (task_settings of {task_id})" if task_id is not None else ""
+        raise ConfigError(f"{e}{where}") from e
+
+
+class _Plan:
+    """Everything resolved before the first episode."""
+
+    def __init__(self, config: RunConfig, env: Mapping[str, str] | None) -> None:
+        self.config = config
+        self.env = dict(env or {})
+        self.suite = _load(config.suite)
+        self.tasks = select_tasks(self.suite.tasks, config.tasks)
+        self.strategy = resolve_strategy(config)
+        self.model_spec: ModelSpec = resolve_model(
+            config.model, options=config.model_options, env=env
+        )
+        self.models: ModelProvider = build_models(
+            self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model_cache)
+        )
+        self.episodes: list[tuple[Task, int]] = [
+            (task, trial) for trial in range(config.trials) for task in self.tasks
+        ]
+        self.per_task = {
+            t.id: (resolve_strategy(config, t.id), config.budget(t.id))
+            for t in self.tasks
+            if t.id in config.task_settings
+        }
+
+    def for_run(self, run_id: str) -> EpisodePlan:
+        return EpisodePlan(
+            run_id=run_id,
+            strategy=self.strategy,
+            models=self.models,
+            model_spec=self.model_spec,
+            budget=self.config.budget(),
+            seed=self.config.seed,
+            per_task=self.per_task,
+        )
+
+
+async def _execute(
+    config: RunConfig,
+    store: RunStore | None,
+    env: Mapping[str, str] | None,
+    show_progress: bool,
+    plots: bool = False,
+) -> RunResult:
+    if store is not None:
+        store.lock()  # first: a second writer is told at once
+    try:
+        plan = _Plan(config, env)
+        executor = build_executor(config)
+    except BaseException:
+        if store is not None:
+            store.release()
+        raise
+    created = store is None
+    try:
+        await plan.models.probe()
+        if store is None:
+            store = _create_store(plan)  # only now: a run that cannot start leaves no folder
+            finished: dict[EpisodeKey, Trajectory] = {}
+        else:
+            _check_resumable(store, plan)
+            finished = store.compact()
+            store.manifest.resumed_at.append(datetime.now(timezone.utc))
+            store.manifest.status = "running"
+            store.manifest.ended_at = None
+            store.manifest.error = None
+        store.write_manifest()
+        todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
+        status = await _run_stored(plan, store, executor, todo, finished, show_progress)
+        scores = await evaluate_run_async(store.path, plan.suite)
+        write_report(store.path, scores, plots=plots)
+        store.manifest.status = status  # scores first: a completed run always has them
+        store.manifest.ended_at = datetime.now(timezone.utc)
+        store.write_manifest()
+        return RunResult(
+            run_id=store.manifest.run_id,
+            path=str(store.path),
+            status=status,
+            episodes=len(store.manifest.episodes),
+            ran=len(todo),
+            summary=scores.pass_rate,
+            usage=scores.usage,
+            labels=scores.labels,
+            note=store.manifest.error,
+        )
+    finally:
+        await plan.models.aclose()
+        if store is not None:
+            store.release()
+            if created and store.manifest.status == "failed":
+                _forget_empty(store)
+
+
+async def _run_stored(
+    plan: _Plan,
+    store: RunStore,
+    executor: Executor,
+    todo: list[tuple[Task, int]],
+    finished: Mapping[EpisodeKey, Trajectory],
+    show_progress: bool,
+) -> RunStatus:
+    """Run ``todo`` into ``store``; on the way out the manifest says how it ended."""
+    config = plan.config
+    spend = RunSpend(config.max_run_cost, sum(t.usage.cost for t in finished.values()))
+    status: RunStatus = "failed"
+    try:
+        with _terminated_as_cancelled() as stop:
+            progress = RunProgress(
+                len(plan.episodes),
+                title=f"{config.agent} x {plan.model_spec.display_name}",
+                stream=None if show_progress else _Discard(),
+            )
+            with progress:
+                progress.skip(len(plan.episodes) - len(todo))
+                batch = EpisodeBatch(
+                    config,
+                    plan.suite,
+                    plan.for_run(store.manifest.run_id),
+                    todo,
+                    env=plan.env,
+                    spend=spend,
+                )
+                try:
+                    await executor.run(batch, _keep(store, progress, executor, spend))
+                except asyncio.CancelledError:
+                    if stop.signal is None:
+                        raise
+                    raise RunInterrupted(stop.signal) from None
+        status = "completed"
+        if spend.skipped:
+            status = "stopped"
+            store.manifest.error = (
+                f"run budget: max_run_cost {config.max_run_cost} USD reached "
+                f"(spent {spend.spent:.4f} USD); {spend.skipped} episode(s) not started; "
+                "--resume continues the run"
+            )
+        return status
+    except (KeyboardInterrupt, asyncio.CancelledError, RunInterrupted):
+        status = "interrupted"
+        store.manifest.error = "interrupted; the finished episodes are kept, --resume continues"
+        raise
+    except SandboxError as e:
+        store.manifest.error = str(e)
+        raise
+    finally:
+        store.manifest.tools = tools_report(executor)
+        store.close()
+        if status not in ("completed", "stopped"):
+            store.manifest.status = status
+            store.manifest.ended_at = datetime.now(timezone.utc)
+            with contextlib.suppress(RunError):  # a full disk: the trajectories are safe already
+                store.write_manifest()
+
+
+class _Stop:
+    signal: int | None = None
+
+
+@contextlib.contextmanager
+def _terminated_as_cancelled() -> Iterator[_Stop]:
+    """SIGTERM cancels the run's task (as Ctrl-C does), so it ends ``interrupted``."""
+    stop = _Stop()
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_signal() -> None:
+        stop.signal = signal.SIGTERM
+        if task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_signal)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _forget_empty(store: RunStore) -> None:
+    """Remove a run folder that failed before storing any episode (it is not a run)."""
+    if store.trajectories_path.is_file() and store.trajectories_path.stat().st_size:
+        return
+    log.warning("run %s stored no episode: removing %s", store.manifest.run_id, store.path)
+    shutil.rmtree(store.path, ignore_errors=True)
+
+
+def _keep(store: RunStore, progress: RunProgress, executor: Executor, spend: RunSpend) -> OnResult:
+    """What the runner does with each finished episode, whatever ran it: append it to the run
+    folder (the only writer), count its cost against the run budget, then show it."""
+
+    def done(task: Task, trial: int, traj: Trajectory) -> None:
+        spend.spent += traj.usage.cost
+        store.append(traj)
+        label = label_episode(traj, task)
+        progress.record(
+            label.label,
+            episode=f"{task.id}#{trial}",
+            status=traj.status.value,
+            error=traj.infra_error,  # as the scores count it: left out and listed
+            model_calls=traj.usage.model_calls,
+            tokens=traj.usage.tokens,
+            retries=traj.usage.model_retries,
+            simulator_retries=tools_report(executor).get("simulator", {}).get("retries", 0),
+        )
+
+    return done
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _load(path: str) -> Suite:
+    """The suite a run uses: only one ``validate`` accepts (``load_valid_suite``)."""
+    try:
+        return load_valid_suite(suite_folder(path))
+    except SuiteError as e:
+        raise ConfigError(f"cannot load suite: {e}") from e
+
+
+def _create_store(plan: _Plan) -> RunStore:
+    config = plan.config
+    run_id = config.run_id or make_run_id(config)
+    suite = plan.suite
+    manifest = Manifest(
+        run_id=run_id,
+        config=config,
+        suite=SuiteInfo(
+            name=suite.name,
+            version=suite.meta.version,
+            path=str(Path(suite.path or config.suite).resolve()),
+            fingerprint=suite.fingerprint,
+        ),
+        agent={"name": plan.strategy.name, "params": plan.strategy.params},
+        model=plan.model_spec.public(),
+        episodes=[(t.id, k) for t, k in plan.episodes],
+        seed=config.seed,
+        versions=package_versions(),
+        git_sha=git_sha(),
+    )
+    return RunStore.create(config.out, manifest)
+
+
+def _check_resumable(store: RunStore, plan: _Plan) -> None:
+    recorded = store.manifest.suite.fingerprint
+    if recorded and recorded != plan.suite.fingerprint:
+        raise RunError(
+            f"the suite at {plan.config.suite} changed since run {store.manifest.run_id} started "
+            f"(fingerprint {plan.suite.fingerprint[:19]} != {recorded[:19]}); "
+            "start a new run instead of resuming"
+        )
+
+
+class _Discard(io.StringIO):
+    """A write-only stream that drops everything (``show_progress=False``)."""
+
+    def write(self, text: str) -> int:
+        return len(text)

@@ -1,0 +1,198 @@
+"""``EpisodeIndex``: where each episode of a run sits in ``trajectories.jsonl``, and its digest.
+
+Readers that show a run (the viewer, the final answers of ``report.md``) need a line per episode
+(status, steps, usage, answer) and, for one episode, its whole trajectory; neither needs every
+trajectory validated. The index finds each line's episode from its first bytes and keeps the
+line's byte offset: one episode is read back by seeking there, without parsing the others.
+Digests (``EpisodeDigest``) are made on demand, each line parsed once with ``json``.
+
+The file is append-only while a run is going: ``refresh`` parses only the bytes added since the
+last call (a torn last line waits for its newline). A file that shrank or was replaced (a resume
+compacts it) is indexed again from the start. As in ``read_trajectories``, the latest line of an
+episode wins. May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from pydantic import ValidationError
+
+from agents.trajectory import EpisodeUsage, Trajectory
+from sandbox.errors import RunError
+from sandbox.store.manifest import EpisodeKey
+from sandbox.store.run_store import TRAJECTORIES
+
+__all__ = ["EpisodeDigest", "EpisodeIndex"]
+
+_USAGE_FIELDS = tuple(EpisodeUsage.model_fields)
+
+
+@dataclass(frozen=True)
+class EpisodeDigest:
+    """One episode as a table row shows it, and where its line is."""
+
+    scenario_id: str
+    trial: int
+    status: str
+    end_reason: str
+    final_answer: str | None
+    steps: int
+    usage: EpisodeUsage
+    infra_error: bool
+    offset: int
+    length: int
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.scenario_id, self.trial)
+
+
+def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
+    usage = data.get("usage") or {}
+    errors = data.get("errors") or []
+    status = str(data.get("status") or "")
+    return EpisodeDigest(
+        scenario_id=str(data["scenario_id"]),
+        trial=int(data.get("trial") or 0),
+        status=status,
+        end_reason=str(data.get("end_reason") or ""),
+        final_answer=data.get("final_answer"),
+        steps=len(data.get("nodes") or []),
+        usage=EpisodeUsage(**{k: usage[k] for k in _USAGE_FIELDS if k in usage}),
+        infra_error=status == "error"
+        and any(isinstance(e, dict) and e.get("kind") == "infra" for e in errors),
+        offset=offset,
+        length=length,
+    )
+
+
+_ID = re.compile(rb'"scenario_id":\s*("(?:[^"\\]|\\.)*")')
+_TRIAL = re.compile(rb'"trial":\s*(-?\d+)')
+_HEAD = 1024
+"""Bytes at the start of a line where the episode's id is looked for before parsing it all."""
+
+
+def _key_of(line: bytes) -> EpisodeKey:
+    """The episode a line holds, from its first bytes when they say (a JSON key inside a string
+    cannot match: its quotes are escaped), else from the whole line."""
+    head = line[:_HEAD]
+    found, trial = _ID.search(head), _TRIAL.search(head)
+    if found and trial:
+        return (json.loads(found.group(1)), int(trial.group(1)))
+    data = json.loads(line)
+    return (str(data["scenario_id"]), int(data.get("trial") or 0))
+
+
+@dataclass
+class EpisodeIndex:
+    """The episodes of one run folder (or one ``.jsonl`` file), kept up to date by ``refresh``."""
+
+    path: Path
+    _where: dict[EpisodeKey, tuple[int, int]] = field(default_factory=dict)
+    _digests: dict[EpisodeKey, EpisodeDigest] = field(default_factory=dict)
+    _file_id: tuple[int, int] | None = None
+    _done: int = 0
+
+    @classmethod
+    def of(cls, run: str | Path) -> EpisodeIndex:
+        path = Path(run)
+        index = cls(path / TRAJECTORIES if path.is_dir() else path)
+        index.refresh()
+        return index
+
+    def refresh(self) -> EpisodeIndex:
+        """Take in the lines appended since the last refresh (all of them after a rewrite)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._where, self._digests, self._file_id, self._done = {}, {}, None, 0
+            return self
+        file_id = (st.st_dev, st.st_ino)
+        if file_id != self._file_id or st.st_size < self._done:
+            self._where, self._digests, self._file_id, self._done = {}, {}, file_id, 0
+        if st.st_size == self._done:
+            return self
+        with open(self.path, "rb") as fh:
+            fh.seek(self._done)
+            block = fh.read(st.st_size - self._done)
+        end = block.rfind(b"\n") + 1  # bytes after the last newline: an unfinished write
+        start = 0
+        while start < end:
+            stop = block.index(b"\n", start)
+            if block[start:stop].strip():
+                self._locate(block[start:stop], self._done + start)
+            start = stop + 1
+        self._done += end
+        return self
+
+    def _locate(self, line: bytes, offset: int) -> None:
+        try:
+            key = _key_of(line)
+        except (ValueError, KeyError, TypeError) as e:
+            raise RunError(f"{self.path}: byte {offset}: not a trajectory line ({e})") from e
+        self._where.pop(key, None)  # the latest line of an episode wins, in its place
+        self._where[key] = (offset, len(line))
+        self._digests.pop(key, None)
+
+    def _line(self, fh: BinaryIO, key: EpisodeKey) -> bytes:
+        offset, length = self._where[key]
+        fh.seek(offset)
+        return fh.read(length)
+
+    @property
+    def keys(self) -> list[EpisodeKey]:
+        """Every episode, in file order of its latest line."""
+        return list(self._where)
+
+    @property
+    def digests(self) -> list[EpisodeDigest]:
+        """Every episode's digest, in file order of its latest line (each line parsed once)."""
+        missing = [k for k in self._where if k not in self._digests]
+        if missing:
+            with open(self.path, "rb") as fh:
+                for key in missing:
+                    offset, length = self._where[key]
+                    try:
+                        data = json.loads(self._line(fh, key))
+                        self._digests[key] = _digest(data, offset, length)
+                    except (ValueError, KeyError, TypeError) as e:
+                        raise RunError(
+                            f"{self.path}: byte {offset}: not a trajectory line ({e})"
+                        ) from e
+        return [self._digests[k] for k in self._where]
+
+    def get(self, key: EpisodeKey) -> EpisodeDigest | None:
+        """One episode's digest (its line is parsed now if it was not yet)."""
+        if key not in self._where:
+            return None
+        if key not in self._digests:
+            with open(self.path, "rb") as fh:
+                offset, length = self._where[key]
+                self._digests[key] = _digest(json.loads(self._line(fh, key)), offset, length)
+        return self._digests[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def trajectory(self, key: EpisodeKey) -> Trajectory | None:
+        """The full trajectory of one episode, read from its line alone (None if absent)."""
+        if key not in self._where:
+            return None
+        with open(self.path, "rb") as fh:
+            line = self._line(fh, key)
+        try:
+            return Trajectory.model_validate_json(line)
+        except ValidationError as e:
+            raise RunError(
+                f"{self.path}: episode {key[0]} trial {key[1]}: not a valid trajectory: "
+                f"{e.errors()[0]['msg']}"
+            ) from e

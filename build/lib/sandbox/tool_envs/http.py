@@ -1,0 +1,222 @@
+"""``HttpToolEnv``: the agents' ``ToolEnv`` over HTTP to a mock tool server.
+
+The same class serves a run in process (an ``httpx.AsyncClient`` on ``httpx.ASGITransport`` to
+``mock_tools.create_app``) and against a server elsewhere (``--tools-url``). Every answer, a server
+error, a schema violation or an injected fault included, becomes an ``Observation``; nothing the
+server does raises into the agent loop.
+
+Scoping: each env sends ``X-Sandbox-Scenario`` (the task id: per-scenario faults, fault hash) and
+``X-Sandbox-Session`` (one per episode, so identical calls count occurrences from 1 in every
+episode). A run-wide fault config, when given, goes in ``X-Sandbox-Faults`` unless the task has
+its own; a recordings scope, when given, in ``X-Sandbox-Recordings``.
+
+The suite decides two things about the env (``SuiteMeta``): its dispatch rule (``dispatch``,
+which the agents read to map a called name to an offered function, ``agents.toolenv.dispatch``)
+and whether observations escape non-ASCII characters as ToolBench's ``json.dumps`` does
+(``ascii_observations``). May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from agents.toolenv import DispatchRule, Observation
+from mock_tools import (
+    FAULTS_HEADER,
+    PROVENANCE_HEADER,
+    RECORDINGS_HEADER,
+    SCENARIO_HEADER,
+    SESSION_HEADER,
+    ApiSpec,
+    FaultConfig,
+    Task,
+    header_value,
+    standardize,
+    unique_function_names,
+)
+from sandbox.errors import ConfigError
+
+__all__ = ["HttpToolEnv", "observation_text", "tool_functions"]
+
+_FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
+
+
+def observation_text(error: str, response: Any, *, ascii_only: bool = False) -> str:
+    """ToolBench's observation shape: JSON ``{"error": ..., "response": ...}`` (non-ASCII
+    escaped with ``ascii_only``, as ToolBench writes it)."""
+    return json.dumps({"error": error, "response": response}, ensure_ascii=ascii_only)
+
+
+def tool_functions(
+    task: Task, apis: Mapping[tuple[str, str], ApiSpec]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]:
+    """The task's offered APIs as OpenAI tool schemas, and function name -> ``(tool, api)``.
+
+    Names are ``ApiSpec.function`` or ``<api>_for_<tool>``; two APIs whose names collide get
+    ``_2``, ``_3``... on the later ones (``mock_tools.names.unique_function_names``).
+    """
+    entries = []
+    for ref in task.tools:
+        spec = apis.get((ref.tool, ref.api))
+        if spec is None:
+            raise ConfigError(
+                f"task {task.id!r} offers {ref.tool}/{ref.api}, which the suite does not define"
+            )
+        entries.append((ref.tool, ref.api, spec.function))
+    targets = unique_function_names(entries)
+    functions: list[dict[str, Any]] = []
+    for name, (tool, api) in targets.items():
+        spec = apis[(tool, api)]
+        functions.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": spec.description or f"{api} of the tool {tool}",
+                    "parameters": spec.parameters,
+                },
+            }
+        )
+    return functions, targets
+
+
+class HttpToolEnv:
+    """One episode's tool environment. ``client`` is owned by the caller (shared by episodes)."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        task: Task,
+        apis: Mapping[tuple[str, str], ApiSpec],
+        *,
+        session: str,
+        faults: FaultConfig | None = None,
+        dispatch: DispatchRule = "exact",
+        ascii_observations: bool = False,
+        recordings: str | None = None,
+    ) -> None:
+        self._client = client
+        self.task = task
+        self.dispatch: DispatchRule = dispatch
+        self.ascii_observations = ascii_observations
+        self._functions, self._targets = tool_functions(task, apis)
+        self._headers = {
+            SCENARIO_HEADER: header_value(task.id),
+            SESSION_HEADER: header_value(session),
+        }
+        config = task.faults or faults
+        if config is not None:
+            self._headers[FAULTS_HEADER] = config.model_dump_json()
+        if recordings is not None:
+            self._headers[RECORDINGS_HEADER] = header_value(recordings)
+
+    @property
+    def functions(self) -> list[dict[str, Any]]:
+        return self._functions
+
+    def target(self, name: str) -> tuple[str, str] | None:
+        """The ``(tool, api)`` behind a function name, or None."""
+        return self._targets.get(name)
+
+    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+        pair = self._targets.get(name)
+        if pair is None:
+            known = ", ".join(self._targets) or "(none)"
+            msg = f"no such function {name!r}; the functions offered are: {known}"
+            return Observation(
+                ok=False, content=self._text(msg, ""), provenance="unknown", error=msg
+            )
+        tool, api = pair
+        url = f"/tools/{_segment(tool)}/{_segment(api)}"
+        started = time.perf_counter()
+        try:
+            resp = await self._client.post(url, json=args, headers=self._headers)
+        except httpx.TimeoutException as e:
+            return self._transport_error("timeout", f"the tool server timed out: {e}", started)
+        except httpx.HTTPError as e:
+            msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
+            return self._transport_error("connection", msg, started)
+        latency = (time.perf_counter() - started) * 1000
+        return _to_observation(resp, latency, self.ascii_observations)
+
+    def _text(self, error: str, response: Any) -> str:
+        return observation_text(error, response, ascii_only=self.ascii_observations)
+
+    async def reset(self) -> None:
+        """Forget this episode's occurrence counts on the server (best effort)."""
+        with contextlib.suppress(httpx.HTTPError):
+            session = {SESSION_HEADER: self._headers[SESSION_HEADER]}
+            await self._client.post("/reset", headers=session)
+
+    def _transport_error(self, kind: str, msg: str, started: float) -> Observation:
+        return Observation(
+            ok=False,
+            content=self._text(msg, ""),
+            provenance=f"transport:{kind}",
+            error=msg,
+            infra=True,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+
+def _segment(name: str) -> str:
+    # A "/" inside a name would split the route: the server also accepts the standardised form.
+    return quote(standardize(name) if "/" in name else name, safe="")
+
+
+def _to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:
+    provenance = resp.headers.get(PROVENANCE_HEADER, "")
+    status = resp.status_code
+    try:
+        payload = resp.json()
+    except (ValueError, UnicodeDecodeError):
+        payload = None
+    if not isinstance(payload, dict):
+        kind = "empty_body" if not resp.content.strip() else "malformed_body"
+        what = "an empty body" if kind == "empty_body" else "a malformed body (not JSON)"
+        msg = f"the tool answered HTTP {status} with {what}"
+        return Observation(
+            ok=False,
+            content=observation_text(msg, resp.text[:200], ascii_only=ascii_only),
+            status=status,
+            provenance=provenance or f"fault:{kind}",
+            error=msg,
+            latency_ms=latency_ms,
+        )
+    if not provenance:
+        provenance = str(payload.get("provenance") or _guess_provenance(status))
+    ok = bool(payload.get("ok", status < 400)) and status < 400
+    error = str(payload.get("error") or "")
+    if not ok and not error:
+        error = f"HTTP {status}"
+    if status in (404, 422) or payload.get("violations") or payload.get("suggestions"):
+        detail = {k: payload[k] for k in ("code", "violations", "suggestions") if k in payload}
+        response: Any = detail
+    else:
+        response = payload.get("body", payload.get("response", ""))
+        if response is None:
+            response = ""
+    origin = payload.get("origin")
+    return Observation(
+        ok=ok,
+        content=observation_text("" if ok else error, response, ascii_only=ascii_only),
+        status=status,
+        provenance=provenance,
+        error="" if ok else error,
+        origin=origin if isinstance(origin, dict) else None,
+        infra=payload.get("infra") is True,
+        latency_ms=latency_ms,
+    )
+
+
+def _guess_provenance(status: int) -> str:
+    if status in _FAULT_STATUS:
+        return f"fault:{_FAULT_STATUS[status]}"
+    return {404: "unknown", 422: "invalid", 400: "bad_request"}.get(status, "hit")

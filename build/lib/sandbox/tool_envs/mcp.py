@@ -1,0 +1,224 @@
+"""The ``mcp`` tool transport (``--mcp-server``): agents on the tools any MCP server lists.
+
+On ``__aenter__`` the run connects once (``mcp_client.McpConnection``: streamable HTTP or a stdio
+command, bounded start-up) and lists the server's tools as a suite catalog
+(``mcp_catalog.ServerCatalog``: names kept, schemas and descriptions the server's). Each episode
+gets an ``HttpToolEnv`` over an in-process mock tool service for that catalog, exactly as a run on
+a suite does, with one difference: the service holds no recordings and its miss policy forwards
+every call live to the server (``LiveMcpPolicy``), with the episode's session in ``_meta`` (a mock
+tool server counts occurrences by it). So name resolution, schema validation (an invalid call is
+answered locally, as offline), injected faults (``--fault-rate``, a task's ``faults``), occurrence
+counting and the observation text are the same code as in a replay of the run, and a replay
+against the recorded suite reproduces the observations exactly.
+
+With ``record_into`` (``--record-into SUITE_DIR``) every answer is also written to that suite
+(``mcp_record.SuiteRecorder``), with the tool docs and the run's tasks (those ``--tasks``
+selects), so ``sandbox replay`` and later runs work offline. A call the server does not answer
+(timeout, lost connection, JSON-RPC error) raises ``agents.errors.ToolEnvError``: the episode
+ends with an infrastructure error, is never charged to the agent, and ``--resume`` runs it again.
+May import ``sandbox.store``, ``sandbox.tool_envs`` modules, ``agents`` and ``mock_tools``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import anyio.to_thread
+
+from agents.errors import ToolEnvError
+from agents.toolenv import Observation
+from mock_tools import (
+    Miss,
+    MissAnswer,
+    MockToolService,
+    Response,
+    Suite,
+    Task,
+    http_app,
+    in_process_client,
+)
+from mock_tools.models import SuiteMeta
+from sandbox.errors import ConfigError
+from sandbox.store.config import RunConfig
+from sandbox.store.redact import redact
+from sandbox.store.selection import select_tasks
+from sandbox.tool_envs.http import HttpToolEnv
+from sandbox.tool_envs.mcp_catalog import ServerCatalog
+from sandbox.tool_envs.mcp_client import (
+    DEFAULT_CALL_TIMEOUT,
+    McpCallError,
+    McpConnection,
+    McpTarget,
+    response_of,
+)
+from sandbox.tool_envs.mcp_record import SuiteRecorder
+
+__all__ = ["LiveMcpPolicy", "McpEpisodeEnv", "McpToolEnvs", "open_mcp"]
+
+log = logging.getLogger(__name__)
+
+TRANSPORT_PREFIX = "transport:"
+
+
+class LiveMcpPolicy:
+    """The miss policy of an MCP run: ask the server, keep its answer (never cached)."""
+
+    name = "mcp"
+    records = False  # every call of a live run goes to the server (docs/design-notes.md)
+
+    def __init__(
+        self, connection: McpConnection, catalog: ServerCatalog, recorder: SuiteRecorder | None
+    ) -> None:
+        self.connection = connection
+        self.catalog = catalog
+        self.recorder = recorder
+
+    async def answer(self, miss: Miss) -> MissAnswer | None:
+        name = self.catalog.mcp_names[(miss.tool, miss.api)]
+        started = time.perf_counter()
+        try:
+            result = await self.connection.call(name, dict(miss.args), session=miss.scope)
+        except McpCallError as e:
+            failed = Response(ok=False, error=str(e))
+            return MissAnswer(failed, f"{TRANSPORT_PREFIX}{e.kind}", code="mcp_failed", status=502)
+        response = response_of(result)
+        response.latency_ms = int((time.perf_counter() - started) * 1000)
+        if self.recorder is not None:
+            await anyio.to_thread.run_sync(
+                self.recorder.record,
+                miss.tool,
+                miss.api,
+                dict(miss.args),
+                miss.occurrence,
+                response,
+            )
+        return MissAnswer(response, "upstream")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class McpEpisodeEnv:
+    """One episode's tools on the server: an ``HttpToolEnv`` whose unanswered calls raise."""
+
+    def __init__(self, inner: HttpToolEnv) -> None:
+        self.inner = inner
+        self.task = inner.task
+
+    @property
+    def functions(self) -> list[dict[str, Any]]:
+        return self.inner.functions
+
+    def target(self, name: str) -> tuple[str, str] | None:
+        return self.inner.target(name)
+
+    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+        obs = await self.inner.call(name, args)
+        if obs.provenance.startswith(TRANSPORT_PREFIX):
+            raise ToolEnvError(obs.error, kind=obs.provenance[len(TRANSPORT_PREFIX) :])
+        return obs
+
+    async def reset(self) -> None:
+        await self.inner.reset()
+
+
+class McpToolEnvs:
+    """The tools of an MCP run (an async context manager, see the module docstring)."""
+
+    def __init__(self, config: RunConfig, suite: Suite) -> None:
+        assert config.mcp_server is not None
+        self.target = McpTarget.parse(config.mcp_server)
+        self.source = suite
+        self.record_into = config.record_into
+        self.selection = config.tasks
+        self.faults = config.run_faults()
+        self.catalog: ServerCatalog | None = None
+        self.tasks: dict[str, Task] = {}
+        self.recorder: SuiteRecorder | None = None
+        self._connection: McpConnection | None = None
+        self._service: MockToolService | None = None
+        self._client: Any = None
+        self._apis: dict[tuple[str, str], Any] = {}
+
+    async def __aenter__(self) -> McpToolEnvs:
+        self._connection = await McpConnection.open(self.target)
+        try:
+            self._setup(self._connection)
+            await self._client.__aenter__()
+        except BaseException:
+            await self._close()
+            raise
+        return self
+
+    def _setup(self, connection: McpConnection) -> None:
+        catalog = ServerCatalog.from_tools(connection.server_name, connection.tools)
+        if not catalog.apis:
+            raise ConfigError(
+                f"the MCP server {self.target.describe()} lists no usable tools"
+                + (f" (skipped: {', '.join(catalog.skipped)})" if catalog.skipped else "")
+            )
+        self.catalog = catalog
+        run_tasks = select_tasks(self.source.tasks, self.selection)
+        self.tasks = {t.id: catalog.task(t, self.source.apis) for t in run_tasks}
+        if self.record_into:
+            self.recorder = SuiteRecorder.open(
+                self.record_into, catalog, self.tasks.values(), source=self.target.describe()
+            )
+        served = Suite(
+            meta=SuiteMeta(name=f"mcp:{catalog.server}"),
+            tools=catalog.tools,
+            tasks=[],
+            recordings=[],
+        )
+        self._apis = served.apis
+        self._service = MockToolService(
+            served, miss_policy=LiveMcpPolicy(connection, catalog, self.recorder)
+        )
+        self._client = in_process_client(
+            http_app(self._service), timeout=DEFAULT_CALL_TIMEOUT * 2 + 10.0
+        )
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._close()
+
+    async def _close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.__aexit__(None, None, None)
+        if self._service is not None:
+            await self._service.aclose()
+            self._service = None
+        if self.recorder is not None:
+            summary = self.recorder.close()
+            log.info(
+                "recorded %d new answers into %s (%d already recorded, %d conflicts)",
+                summary.written,
+                summary.path,
+                summary.known,
+                summary.conflicts,
+            )
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
+            await connection.aclose()
+
+    def report(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"transport": "mcp", "server": redact(self.target.describe())}
+        if self.catalog is not None:
+            out["tools"] = len(self.catalog.apis)
+        if self.record_into:
+            out["record_into"] = self.record_into
+        return out
+
+    def for_episode(self, task: Task, *, session: str) -> McpEpisodeEnv:
+        assert self.catalog is not None and self._client is not None, "use as `async with`"
+        offered = self.tasks.get(task.id) or self.catalog.task(task, self.source.apis)
+        env = HttpToolEnv(self._client, offered, self._apis, session=session, faults=self.faults)
+        return McpEpisodeEnv(env)
+
+
+def open_mcp(config: RunConfig, suite: Suite, env: Mapping[str, str]) -> McpToolEnvs:
+    """The ``mcp`` transport's opener (``env`` is unused: the server has its own)."""
+    return McpToolEnvs(config, suite)

@@ -1,0 +1,253 @@
+"""The runs under a folder, as the viewer's index and the leaderboard list them.
+
+A run is a folder holding ``manifest.json``, found under the root down to ``MAX_DEPTH`` levels
+(a comparison keeps one run per strategy in ``runs/compare-<id>/<agent>/``). Its **key**, used in
+URLs, is its path relative to the root with ``/`` separators; a key is only ever looked up among
+the runs found, never joined to a path, so no request can name a folder outside the root.
+
+Listing reads ``manifest.json`` and ``scores.json`` and nothing else (a run still going also has
+its finished lines counted). Of ``scores.json`` it validates the summary only (``ScoresHead``:
+the fields of ``RunScores`` the index shows), not the label of every episode; the whole
+``RunScores`` is read when a page asks for it (``RunRecord.scores``). Each run's reading is
+cached against the two files' size and
+modification time (and the trajectories file's, for the count of a run still going), so a page
+that polls re-reads only what changed.
+May import ``sandbox.store``, ``sandbox.eval`` and the libraries.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from sandbox.errors import RunError
+from sandbox.eval.evaluate import RunScores
+from sandbox.eval.pass_rate import EpisodeLabel
+from sandbox.eval.stats import Interval
+from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, EpisodeKey, Manifest, RunStore
+
+__all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
+
+MAX_DEPTH = 3
+"""Folder levels below the root searched for runs (``compare-<id>/<agent>`` is two)."""
+
+ScoresHead: Any = create_model(  # type: ignore[call-overload]
+    "ScoresHead",
+    __config__=ConfigDict(extra="ignore"),
+    **{f: (RunScores.model_fields[f].annotation, ...) for f in ("episodes", "pass_rate", "usage")},
+)
+"""The part of ``RunScores`` the index shows, typed as ``RunScores`` types it."""
+
+
+class RunEntry(BaseModel):
+    """One line of the index: what a run is and how it went, from its manifest and scores."""
+
+    key: str = Field(description="Path relative to the viewer's root; the run's id in URLs.")
+    run_id: str
+    suite: str = ""
+    suite_fingerprint: str = ""
+    agent: str = Field(
+        default="", description="Strategy and the options given, e.g. dfsdt(width=3)."
+    )
+    model: str = ""
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    status: str = Field(description="running | completed | failed | interrupted | unreadable.")
+    episodes: int = Field(default=0, description="Episodes the run selected (tasks x trials).")
+    finished: int | None = Field(
+        default=None, description="Episodes with a trajectory (None when not counted)."
+    )
+    scored: bool = Field(default=False, description="scores.json is there and readable.")
+    pass_rate: Interval | None = None
+    cost: float | None = None
+    tokens: int | None = None
+    model_calls: int | None = None
+    tool_calls: int | None = None
+    replay_of: str | None = Field(default=None, description="The run a replay re-executed.")
+    error: str | None = Field(default=None, description="Why the run could not be read in full.")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run as read: its folder, its manifest, and its index entry."""
+
+    path: Path
+    entry: RunEntry
+    manifest: Manifest | None
+
+    @cached_property
+    def scores(self) -> RunScores | None:
+        """The whole ``scores.json`` (None when the run is not scored), read at first use."""
+        if not self.entry.scored:
+            return None
+        try:
+            return RunScores.model_validate_json((self.path / SCORES).read_bytes())
+        except (OSError, ValidationError, ValueError):
+            return None
+
+    @cached_property
+    def labels(self) -> dict[EpisodeKey, EpisodeLabel]:
+        """The labels of ``scores.json`` by episode (empty when the run is not scored)."""
+        scores = self.scores
+        return {(lb.task_id, lb.trial): lb for lb in scores.labels} if scores else {}
+
+    def store(self) -> RunStore:
+        if self.manifest is None:
+            raise RunError(f"run {self.entry.key}: {self.entry.error}")
+        return RunStore(self.path, self.manifest)
+
+
+def agent_label(manifest: Manifest) -> str:
+    """The strategy as a table shows it: its name and the options the run set explicitly."""
+    name = str(manifest.agent.get("name") or manifest.config.agent)
+    options = manifest.config.agent_options
+    if not options:
+        return name
+    return f"{name}(" + ", ".join(f"{k}={v}" for k, v in sorted(options.items())) + ")"
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _count_lines(path: Path) -> int:
+    """Finished lines of a trajectories file (a torn last line does not count)."""
+    try:
+        with open(path, "rb") as fh:
+            return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return 0
+
+
+def _replay_of(manifest: Manifest) -> str | None:
+    if manifest.model.get("kind") != "replay":
+        return None
+    run = (manifest.model.get("params") or {}).get("run")
+    return str(run) if run else None
+
+
+def read_record(path: Path, key: str) -> RunRecord:
+    """Read one run folder; problems become the entry's ``error``, never an exception."""
+    try:
+        manifest = Manifest.model_validate_json((path / MANIFEST).read_bytes())
+    except (OSError, ValidationError, ValueError) as e:
+        entry = RunEntry(key=key, run_id=path.name, status="unreadable", error=_short(e))
+        return RunRecord(path, entry, None)
+    scores: Any = None
+    error = None
+    if (path / SCORES).is_file():
+        try:
+            scores = ScoresHead.model_validate_json((path / SCORES).read_bytes())
+        except (OSError, ValidationError, ValueError) as e:
+            error = f"scores.json unreadable: {_short(e)}"
+    entry = RunEntry(
+        key=key,
+        run_id=manifest.run_id,
+        suite=manifest.suite.name,
+        suite_fingerprint=manifest.suite.fingerprint,
+        agent=agent_label(manifest),
+        model=str(manifest.model.get("name") or manifest.config.model),
+        started_at=manifest.started_at,
+        ended_at=manifest.ended_at,
+        status=manifest.status,
+        episodes=len(manifest.episodes),
+        replay_of=_replay_of(manifest),
+        error=error or manifest.error,
+    )
+    if scores is not None and manifest.status != "running":
+        u = scores.usage
+        entry.scored = True
+        entry.pass_rate = scores.pass_rate.pass_rate
+        entry.finished = scores.pass_rate.n - scores.pass_rate.missing
+        entry.episodes = entry.episodes or scores.episodes
+        entry.cost, entry.tokens = u.cost, u.tokens
+        entry.model_calls, entry.tool_calls = u.model_calls, u.tool_calls
+    else:
+        entry.finished = _count_lines(path / TRAJECTORIES)
+    return RunRecord(path, entry, manifest)
+
+
+def _short(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error).splitlines()[0][:200]
+
+
+class Catalog:
+    """The runs under ``root``; ``runs()`` rescans the folders, reading only what changed."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._cache: dict[str, tuple[Any, RunRecord]] = {}
+        self._paths: dict[str, Path] = {}
+
+    def _scan(self) -> dict[str, Path]:
+        found: dict[str, Path] = {}
+
+        def walk(folder: Path, depth: int) -> None:
+            if (folder / MANIFEST).is_file():
+                key = folder.relative_to(self.root).as_posix()
+                found[key if key != "." else folder.name] = folder
+                return
+            if depth >= MAX_DEPTH:
+                return
+            try:
+                children = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                return
+            for child in children:
+                if child.name.startswith(".") or not child.is_dir(follow_symlinks=False):
+                    continue
+                walk(Path(child.path), depth + 1)
+
+        if self.root.is_dir():
+            walk(self.root, 0)
+        self._paths = found
+        return found
+
+    def record(self, key: str, *, rescan: bool = True) -> RunRecord | None:
+        """The run with this key (None when there is none); re-read if its files changed."""
+        path = self._paths.get(key)
+        if path is None and rescan:
+            path = self._scan().get(key)
+        if path is None:
+            return None
+        stamp = (_stamp(path / MANIFEST), _stamp(path / SCORES), _stamp(path / TRAJECTORIES))
+        if stamp[0] is None:
+            return None
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        record = read_record(path, key)
+        self._cache[key] = (stamp, record)
+        return record
+
+    def records(self) -> list[RunRecord]:
+        """Every run under the root, newest first."""
+        keys = self._scan()
+        out = [r for k in keys if (r := self.record(k, rescan=False)) is not None]
+        for gone in set(self._cache) - set(keys):
+            del self._cache[gone]
+        return sorted(out, key=_newest_first)
+
+    def runs(self) -> list[RunEntry]:
+        return [r.entry for r in self.records()]
+
+
+def _newest_first(record: RunRecord) -> tuple[float, str]:
+    started = record.entry.started_at
+    return (-(started.timestamp() if started else 0.0), record.entry.key)
