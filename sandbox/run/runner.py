@@ -58,8 +58,8 @@ from sandbox.store import (
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
-from sandbox.tool_envs.factory import select_transport
 from sandbox.store.suite_folder import suite_folder
+from sandbox.tool_envs.factory import select_transport
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 

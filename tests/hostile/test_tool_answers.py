@@ -22,7 +22,7 @@ from mock_tools import (
     in_process_client,
     load_suite,
 )
-from mock_tools.miss import SimulatePolicy
+from mock_tools.miss import build_miss_policy
 from mock_tools.simulation import SimulationFailed, SimulationRequest
 from sandbox.cli import main as sandbox_main
 from sandbox.store import read_trajectories
@@ -37,31 +37,37 @@ TOO_LARGE = ['{"parcel_id": 1e999}', '{"parcel_id": -1e400}']
 
 
 def _routes(body: str) -> list[tuple[str, str]]:
-    """The same arguments on every HTTP call route: native, typed, /virtual (object and the
-    JSON-in-a-string form of ``tool_input``)."""
+    """The same arguments on every HTTP call route: native, typed, /virtual."""
     virtual = '{"tool_name": "shipping", "api_name": "track_parcel", "tool_input": %s}'
     return [
         ("/tools/shipping/track_parcel", body),
         ("/api/shipping/track_parcel", body),
         ("/virtual", virtual % body),
-        ("/virtual", virtual % json.dumps(body)),
     ]
 
 
 @pytest.mark.parametrize("body", NOT_JSON + TOO_LARGE)
 async def test_35_non_json_numbers_in_a_call_are_400_on_every_route(body: str) -> None:
     """`NaN`, `Infinity` and numbers too large for a double are not JSON: every call route
-    answers 400 `malformed_json` with a message saying so, never 200 with "nan"/"inf" read as
-    the argument."""
-    app = http_app(create_service(load_suite(MINI)))
-    async with in_process_client(app) as client:
+    answers 400 `malformed_json` saying so, never 200 with "nan"/"inf" read as the argument.
+    /virtual's `tool_input` given as a JSON string is refused as StableToolBench's server
+    refuses unreadable tool input (200 with an error, the API not called), saying why."""
+    service = create_service(load_suite(MINI))
+    async with in_process_client(http_app(service)) as client:
         for path, raw in _routes(body):
             r = await client.post(path, content=raw, headers={"content-type": "application/json"})
             assert r.status_code == 400, (path, raw, r.text)
             payload = r.json()
             assert payload["code"] == "malformed_json", (path, payload)
-            if "tool_input" not in raw or not raw.endswith('"}'):
-                assert "not valid JSON" in payload["error"], payload
+            assert "not valid JSON" in payload["error"], payload
+            assert "a JSON number" in payload["error"] or "too large" in payload["error"]
+        as_text = '{"tool_name": "shipping", "api_name": "track_parcel", "tool_input": %s}'
+        r = await client.post("/virtual", content=as_text % json.dumps(body))
+        payload = r.json()
+        assert r.status_code == 200 and payload["response"] == "", payload
+        assert "the API was not called" in payload["error"], payload
+        assert "a JSON number" in payload["error"] or "too large" in payload["error"]
+    assert not {"hit", "miss"} & set(service.stats.totals), service.stats.totals  # no lookup
 
 
 def test_35_non_json_numbers_in_mcp_arguments_are_a_json_rpc_error() -> None:
@@ -163,9 +169,8 @@ async def test_29_a_quick_failure_answers_identical_calls_for_a_moment_then_is_a
     seconds. After that the next identical call asks again, and once the simulator is back its
     answer is kept (then every identical call is served from it)."""
     simulator = _Simulator(down=True, pause=0.0)
-    service = MockToolService(
-        load_suite(MINI), miss_policy=SimulatePolicy(simulator), failure_hold=0.5
-    )
+    policy = build_miss_policy("simulate", simulator=simulator)
+    service = MockToolService(load_suite(MINI), miss_policy=policy, failure_hold=0.5)
     async with in_process_client(http_app(service)) as client:
         for session in ("a", "b", "c", None):
             assert [r.status_code for r in await _misses(client, [session])] == [502]
