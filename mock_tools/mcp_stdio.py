@@ -66,15 +66,13 @@ class _Pending:
     def received(self, request_id: RequestId) -> None:
         self.open.add(request_id)
 
-    def settle(self, request_id: RequestId) -> bool:
-        """Mark a request answered; False when it was answered already (drop the second)."""
-        if request_id in self.answered:
-            return False
+    def settle(self, request_id: RequestId) -> None:
+        """Mark a request answered: call it once its answer is on its way out (the SDK's writer
+        has it), since the server stops, cancelling what it still holds, when none is open."""
         self.open.discard(request_id)
         self.answered.add(request_id)
         self.changed.set()
         self.changed = anyio.Event()
-        return True
 
     def forget(self, request_id: RequestId) -> None:
         """A request the client cancelled: nothing to wait for."""
@@ -100,9 +98,11 @@ class _Answers:
     async def send(self, item: SessionMessage) -> None:
         message = item.message
         request_id = message.id if isinstance(message, (JSONRPCResponse, JSONRPCError)) else None
-        if request_id is not None and not self.pending.settle(request_id):
-            return
+        if request_id is not None and request_id in self.pending.answered:
+            return  # answered already (a request cancelled when it timed out): never twice
         await self.wire.send(item)
+        if request_id is not None:
+            self.pending.settle(request_id)
 
     async def aclose(self) -> None:
         await self.wire.aclose()
@@ -174,9 +174,10 @@ class _Lines:
             self._note(data)
             yield line
         for request_id in await self.pending.drained(self.drain):
-            if self.pending.settle(request_id):
+            if request_id not in self.pending.answered:
                 message = f"stdin closed and the request did not finish within {self.drain:g}s"
                 await self.wire.send(_error(request_id, INTERNAL_ERROR, message))
+                self.pending.settle(request_id)
 
     def _note(self, data: dict[str, Any]) -> None:
         request_id = _usable_id(data.get("id"))
