@@ -34,6 +34,7 @@ __all__ = [
     "YamlLimitExceeded",
     "dump_yaml_text",
     "load_yaml",
+    "yaml_error_line",
 ]
 
 SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -60,7 +61,19 @@ class YamlLimitExceeded(yaml.YAMLError):
         super().__init__(message)
         self.limit = limit
         self.message = message
+        self.problem = message  # as PyYAML's own errors name it
         self.line = line
+
+
+def yaml_error_line(e: yaml.YAMLError) -> str:
+    """A YAML error in one line: what, and at which line when known (PyYAML's own messages
+    span several lines)."""
+    if isinstance(e, YamlLimitExceeded):
+        return e.message + (f" at line {e.line}" if e.line else "")
+    problem = getattr(e, "problem", None) or getattr(e, "reason", None)
+    mark = getattr(e, "problem_mark", None)
+    text = str(problem) if problem else (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return text + (f" at line {mark.line + 1}" if mark is not None else "")
 
 
 class _StrictLoader(SafeLoader):  # type: ignore[misc,valid-type]

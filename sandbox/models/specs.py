@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.models.retry import RetryPolicy
 from agents.registry import UnknownName, is_path
-from mock_tools.yaml_text import load_yaml
+from mock_tools.yaml_text import load_yaml, yaml_error_line
 from sandbox.errors import ConfigError
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
@@ -118,7 +118,7 @@ def _read_entries(path: Path) -> dict[str, ModelEntry]:
     except OSError as e:
         raise ConfigError(f"cannot read the model registry {path}: {e.strerror}") from e
     except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: invalid YAML: {e}") from e
+        raise ConfigError(f"{path}: invalid YAML: {yaml_error_line(e)}") from e
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict):
         raise ConfigError(f"{path}: expected a top-level 'models:' mapping of aliases")

@@ -22,7 +22,13 @@ from mock_tools.validate import (
     load_valid_suite,
     validate_suite,
 )
-from mock_tools.yaml_text import MAX_YAML_BYTES, MAX_YAML_EXPANSION, YamlLimitExceeded, load_yaml
+from mock_tools.yaml_text import (
+    MAX_YAML_BYTES,
+    MAX_YAML_EXPANSION,
+    YamlLimitExceeded,
+    load_yaml,
+    yaml_error_line,
+)
 
 MINI = Path(__file__).resolve().parents[1] / "fixtures" / "suites" / "mini"
 
@@ -125,3 +131,19 @@ def test_a_marker_that_is_not_this_code_s_is_not_trusted(tmp_path: Path) -> None
     with pytest.raises(SuiteInvalid) as e:
         load_valid_suite(suite)
     assert "invalid parameters schema" in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: 1\na: 2\n", "found duplicate key 'a' (first on line 1) at line 2"),
+        ("a: [1\n", "at line 2"),
+        ("a: \x1f\n", "control characters are not allowed"),
+        ("a: &x\n  b: *x\n", "recursive document) at line 1"),
+    ],
+)
+def test_a_yaml_error_is_one_line_saying_what_and_where(text: str, expected: str) -> None:
+    with pytest.raises(yaml.YAMLError) as e:
+        load_yaml(text)
+    line = yaml_error_line(e.value)
+    assert expected in line and "\n" not in line
