@@ -8,8 +8,9 @@ ones the SDK's own streamable-HTTP transport follows:
 
 - a line that is not JSON is answered with JSON-RPC error -32700 (parse error, ``id: null``);
   JSON that is not one JSON-RPC message (a batch array, which MCP no longer allows, or an object
-  without a valid envelope) with -32600 (invalid request), with the request's ``id`` when it has
-  a usable one; blank lines are skipped. The connection stays usable.
+  without a valid envelope, or a request whose ``id`` is not a string or an integer, which the SDK
+  would take for a notification) with -32600 (invalid request), with the request's ``id`` when
+  it has a usable one; blank lines are skipped. The connection stays usable.
 - when stdin closes, requests already received are answered before the server stops, for up to
   ``drain`` seconds; any still unanswered then gets error -32603 saying so (a request the
   client cancelled with ``notifications/cancelled`` is not waited for: it gets no answer, as
@@ -139,6 +140,10 @@ def _check(line: str) -> tuple[SessionMessage | None, Any]:
         return _error(None, PARSE_ERROR, "Parse error: the line is not JSON"), None
     if not isinstance(data, dict):
         return _error(None, INVALID_REQUEST, f"Invalid request: {_ONE_MESSAGE}"), data
+    if "method" in data and "id" in data and _usable_id(data["id"]) is None:
+        # the SDK would take it for a notification and never answer
+        message = "Invalid request: a request's id must be a string or an integer"
+        return _error(None, INVALID_REQUEST, message), data
     try:
         jsonrpc_message_adapter.validate_python(data, by_name=False)
     except (ValidationError, RecursionError):

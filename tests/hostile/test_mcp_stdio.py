@@ -42,6 +42,12 @@ def test_37_a_line_that_is_not_one_message_gets_a_json_rpc_error_and_the_server_
         server.send('{"jsonrpc": "2.0", "id": 7, "method": 3}')  # a broken envelope, its id
         broken = server.receive(timeout=10)
         assert broken["id"] == 7 and broken["error"]["code"] == -32600
+        for odd_id in ("true", '{"x": 1}', "null", "1.5"):  # the SDK took these for notifications
+            server.send(f'{{"jsonrpc": "2.0", "id": {odd_id}, "method": "tools/list"}}')
+            odd = server.receive(timeout=10)
+            assert odd["id"] is None and odd["error"]["code"] == -32600, odd
+        server.send("[" * 100_000 + "]" * 100_000)  # too deep to read
+        assert server.receive(timeout=10)["error"]["code"] == -32700
         server.send("   ")  # blank lines are no message: nothing to answer
         server.send(call(8, TRACK, {"parcel_id": "PX-100"}))
         answer = server.receive(timeout=10)
