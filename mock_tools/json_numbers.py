@@ -85,11 +85,21 @@ def finite_json(value: Any) -> Any:
 
 
 def _replaced(value: Any) -> Any:
-    # Recursion is bounded by the value's nesting, which the readers upstream already bound.
-    if isinstance(value, float) and not math.isfinite(value):
-        return non_finite_name(value)
-    if isinstance(value, dict):
-        return {k: _replaced(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_replaced(v) for v in value]
-    return value
+    """A copy of ``value`` with non-finite floats named, built without recursion (any depth)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]  # (item, container, key in it)
+    while stack:
+        item, container, key = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            container[key] = non_finite_name(item)
+        elif isinstance(item, dict):
+            copy: dict[Any, Any] = dict.fromkeys(item)
+            container[key] = copy
+            stack.extend((v, copy, k) for k, v in item.items())
+        elif isinstance(item, (list, tuple)):
+            items: list[Any] = [None] * len(item)
+            container[key] = items
+            stack.extend((v, items, i) for i, v in enumerate(item))
+        else:
+            container[key] = item
+    return root[0]

@@ -171,7 +171,7 @@ def check_recordings_name(name: str) -> None:
     """``MockToolsError`` unless ``name`` is a file name ``freeze`` may write in a suite's
     ``recordings/`` folder (``RECORDINGS_FILE_NAME``): a path would write outside the suite or
     into a subfolder the loader never reads."""
-    if not RECORDINGS_FILE_NAME.match(name) or name != Path(name).name:
+    if not RECORDINGS_FILE_NAME.fullmatch(name) or name != Path(name).name:
         raise MockToolsError(
             f"{name!r} is not a recordings file name: give a plain name ending in .jsonl "
             "(letters, digits and . _ @ + = -, starting with a letter or digit, at most 128 "

@@ -309,5 +309,5 @@ def _response(result: Any) -> Response:
 def _parse(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text
         return text

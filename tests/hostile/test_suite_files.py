@@ -52,6 +52,7 @@ def _suite_with_overlay(tmp_path: Path) -> Path:
         "frozen.txt",
         "",
         "x" * 300 + ".jsonl",
+        "frozen.jsonl\n",
     ],
 )
 def test_22_freeze_name_is_a_file_name_inside_the_recordings_folder(
