@@ -73,7 +73,11 @@ def _offline_make(tmp_path: Path) -> tuple[list[str], dict[str, str], Path]:
         pytest.skip("the tests do not run in a virtualenv made by `make setup` for this pyproject")
     stamp, extras = found
     clone = _fresh_copy(tmp_path / "clone")
+    # not the variables of a `make` running these tests: a nested make would print
+    # "Entering/Leaving directory" lines on stdout, after the JSON line a test reads
+    make_vars = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
+    env = {k: v for k, v in env.items() if k not in make_vars}
     env |= {"PYTHONPATH": str(clone), "NO_COLOR": "1", "HTTP_PROXY": "http://127.0.0.1:9"}
     # -o: never remake the install stamp, so a test can never reinstall (and so re-point) the
     # virtualenv it runs in, whatever the copied files' times are.

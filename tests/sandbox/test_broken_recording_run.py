@@ -1,12 +1,13 @@
 """A suite with a broken recording never runs: the run stops before its first episode, naming
 file and line (the suite fails ``validate``). A broken recording met while a run's tools are
-served (by a server that loaded the suite without checking it, or a file changed under it) counts
-the episode that meets it as an infrastructure error (left out of the pass rate, run again by
---resume), not the agent's."""
+served (a file changed under the server after it loaded the suite) counts the episode that meets
+it as an infrastructure error (left out of the pass rate, run again by --resume), not the
+agent's."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,8 +40,18 @@ def test_a_suite_with_a_broken_recording_does_not_run(tmp_path: Path) -> None:
 
 
 def test_a_run_counts_a_broken_recording_it_is_served_as_infrastructure(tmp_path: Path) -> None:
-    broken = create_app(load_suite(_broken_copy(tmp_path)))  # served without validation
-    with serving(broken) as url:
+    """The tool server loaded a valid copy of the suite (the run checks it serves the run's
+    suite, by fingerprint); a recording is then broken on disk under it, same length, so the
+    server still serves that line: the episode that meets it is infrastructure, not unsolved."""
+    served = tmp_path / "served"
+    shutil.copytree(ROOT / "scenarios" / "default", served, ignore=shutil.ignore_patterns(".cache"))
+    app = create_app(load_suite(served))
+    rates = served / "recordings" / "currency.jsonl"
+    text = rates.read_text()
+    broken = text.replace('"latency_ms": 73', '"latency_ms":"x"', 1)  # the same length
+    assert broken != text and len(broken) == len(text)
+    rates.write_text(broken)
+    with serving(app) as url:
         config = _config(tmp_path, ROOT / "scenarios" / "default", tools_url=url)
         result = run_suite(config, show_progress=False)
     scores = json.loads((Path(result.path) / "scores.json").read_text())
