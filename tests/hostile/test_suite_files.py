@@ -46,7 +46,7 @@ def _suite_with_overlay(tmp_path: Path) -> Path:
         "../../escape_freeze.jsonl",
         "../escape.jsonl",
         "a/b/c.jsonl",
-        "/tmp/absolute.jsonl",
+        "{tmp}/absolute.jsonl",  # an absolute path (under the test's own folder)
         ".hidden.jsonl",
         "..",
         "frozen.txt",
@@ -62,6 +62,7 @@ def test_22_freeze_name_is_a_file_name_inside_the_recordings_folder(
     suite, a subfolder the loader would ignore, a hidden or non-JSONL name is a one-line usage
     error (exit 2) and nothing is written anywhere."""
     suite = _suite_with_overlay(tmp_path)
+    name = name.replace("{tmp}", str(tmp_path))
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     code = sandbox_main(["suite", "freeze", str(suite), "--name", name])
     err = capsys.readouterr().err
