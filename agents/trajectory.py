@@ -183,10 +183,26 @@ class Trajectory(BaseModel):
     usage: EpisodeUsage = Field(default_factory=EpisodeUsage)
     errors: list[ErrorRecord] = Field(default_factory=list)
     tree: dict[str, Any] = Field(
-        default_factory=dict, description="Search statistics (DFSDT: backtracks, max depth)."
+        default_factory=dict,
+        description="What the strategy records of its episode as a whole: DFSDT's search "
+        "statistics (backtracks, max depth); an external agent's process (``external``: exit "
+        "code, stderr tail).",
+    )
+    exchanges: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="External agents only: every model request the agent sent through the "
+        "sandbox's proxy and the answer it got, in order (``agents.models.exchange``); a "
+        "replay serves these answers. Left out of the record when empty.",
     )
     started_at: datetime = Field(default_factory=_now)
     ended_at: datetime | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_exchanges(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("exchanges"):
+            data.pop("exchanges", None)
+        return data
 
     # -- navigation -------------------------------------------------------------------------
 

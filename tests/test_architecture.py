@@ -48,6 +48,12 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.tool_envs",  # the reference steps' answers, through the run's tools
         "sandbox.eval",
     },
+    "sandbox.external": {
+        "agents",
+        "mock_tools",
+        "sandbox.errors",
+        "sandbox.tool_envs",  # an episode's REST routes are forwarded through its tool env
+    },
     "sandbox.run": {
         "agents",
         "mock_tools",

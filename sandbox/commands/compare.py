@@ -43,6 +43,7 @@ from sandbox.commands.run import add_run_options, output_console, print_config
 from sandbox.compare.comparison import (
     Comparison,
     StrategyResult,
+    agent_spec,
     compare_runs_async,
     run_comparison,
     runs_folder,
@@ -75,7 +76,8 @@ class CompareConfig(RunConfig):
     agents: Annotated[list[str], Flag(metavar="A,B,...")] = Field(
         default_factory=list,
         description="Agents to run on the same suite, tasks, seed, faults and model, "
-        "comma-separated (e.g. react,dfsdt,react@4).",
+        "comma-separated (e.g. react,dfsdt,react@4); NAME:KEY=VALUE gives one agent options of "
+        'its own (e.g. "react,external:command=python my_agent.py").',
     )
     runs: Annotated[list[str], Flag(metavar="RUN", nargs="+")] = Field(
         default_factory=list,
@@ -94,7 +96,17 @@ class CompareConfig(RunConfig):
         return self
 
     def agent_names(self) -> list[str]:
-        return [a for item in self.agents for a in item.replace(" ", ",").split(",") if a]
+        """The agents, comma-separated (spaces also separate plain names, as in
+        ``"react dfsdt"``); an agent with options of its own (``external:command=python
+        my_agent.py``) is kept whole, spaces included."""
+        out: list[str] = []
+        for item in self.agents:
+            for piece in item.split(","):
+                if ":" in piece.partition("=")[0]:
+                    out.append(piece.strip())
+                else:
+                    out.extend(piece.split())
+        return [a for a in out if a]
 
     def run_config(self) -> RunConfig:
         """The settings of the runs a comparison of agents makes."""
@@ -158,7 +170,8 @@ def handle(args: argparse.Namespace) -> int:
         comparison = _existing(config)
     else:
         agents = config.agent_names()
-        run_config = config.run_config().with_values({"agent.name": agents[0]})
+        first, _ = agent_spec(agents[0])
+        run_config = config.run_config().with_values({"agent.name": first})
         comparison = run_comparison(
             run_config,
             agents,

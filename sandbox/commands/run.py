@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel
 
+import sandbox.external.strategy  # noqa: F401  (registers "external": its options are flags)
 from sandbox.commands import COMMANDS
 from sandbox.commands.agent_options import add_agent_options
 from sandbox.commands.config_files import (

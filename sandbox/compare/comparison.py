@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from itertools import combinations
@@ -54,6 +55,7 @@ from sandbox.store import RunConfig, RunStore
 __all__ = [
     "COMPARISON_FILE",
     "Comparison",
+    "agent_spec",
     "StrategyResult",
     "compare_runs",
     "compare_runs_async",
@@ -357,10 +359,10 @@ def run_comparison(
     names = [a.strip() for a in agents if a.strip()]
     if not names:
         raise ConfigError("--agents needs at least one agent, e.g. react,dfsdt,react@4")
-    configs = [_strategy_config(config, a) for a in names]  # fail before running anything
-    labels = [c.agent.name for c in configs]
-    if len(set(labels)) != len(labels):
+    if len(set(names)) != len(names):
         raise ConfigError(f"an agent is listed twice in {', '.join(names)}")
+    configs = [_strategy_config(config, a) for a in names]  # fail before running anything
+    labels = _run_ids([c.agent.name for c in configs])
     taken = {k for c in configs for k in c.agent.options}
     unused = sorted(set(config.agent.options) - taken)
     if unused:
@@ -372,10 +374,8 @@ def run_comparison(
     comp_id = _comparison_id(config, labels)
     folder = Path(config.output.out) / comp_id
     runs: list[str] = []
-    for run_config in configs:
-        run_config = run_config.with_values(
-            {"output.out": str(folder), "output.run_id": run_config.agent.name}
-        )
+    for run_config, label in zip(configs, labels, strict=True):
+        run_config = run_config.with_values({"output.out": str(folder), "output.run_id": label})
         runs.append(run_suite(run_config, env=env, show_progress=show_progress).path)
     build = compare or (lambda paths: compare_runs(paths, suite_path=config.suite))
     comparison = build(runs)
@@ -385,14 +385,49 @@ def run_comparison(
     return comparison
 
 
-def _strategy_config(config: RunConfig, agent: str) -> RunConfig:
-    """``config`` for one strategy of a comparison: its name as the run records it, and the
-    shared options it takes."""
+_SPEC_OPTION = re.compile(r":(?=\s*[A-Za-z_]\w*\s*=)")
+"""Where an option of an agent spec starts: a colon before ``key=``."""
+
+
+def agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """An agent of ``--agents`` as its name and its own options: ``NAME`` or
+    ``NAME:KEY=VALUE[:KEY=VALUE...]`` (``external:command=python my_agent.py``), each VALUE
+    read as JSON when it is JSON, else as text; a ``package.module:Name`` path has no options."""
+    parts = _SPEC_OPTION.split(spec.strip())
+    name, options = parts[0].strip(), {}
+    for part in parts[1:]:
+        key, _, value = part.partition("=")
+        options[key.strip()] = _option_value(value.strip())
+    return name, options
+
+
+def _option_value(text: str) -> Any:
     try:
-        options = options_for(agent, config.agent.options)
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _run_ids(labels: list[str]) -> list[str]:
+    """Run ids of a comparison: each agent's name, numbered when several agents share one
+    (two external agents: ``external``, ``external-2``)."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}-{seen[label]}")
+    return out
+
+
+def _strategy_config(config: RunConfig, agent: str) -> RunConfig:
+    """``config`` for one strategy of a comparison: its name as the run records it, the
+    shared options it takes and its own (``agent_spec``)."""
+    name, own = agent_spec(agent)
+    try:
+        options = {**options_for(name, config.agent.options), **own}
     except AgentsError as e:
         raise ConfigError(str(e)) from e
-    one = config.with_values({"agent.name": agent, "agent.options": options})
+    one = config.with_values({"agent.name": name, "agent.options": options})
     return one.with_values({"agent.name": resolve_strategy(one).name})
 
 

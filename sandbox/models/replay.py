@@ -2,7 +2,10 @@
 
 ``replay:<run folder>`` serves each episode ``(task, trial)`` the turns its trajectory holds
 (``agents.models.replay.ReplayModel``); a request the recording does not hold ends that episode
-with a replay divergence. May import ``sandbox.store`` and ``sandbox.models.provider`` only.
+with a replay divergence. An external agent's episode (its trajectory holds the model exchanges
+the agent made through the proxy) is served its recorded answers by position instead
+(``agents.models.exchange.ExchangeReplayModel``). May import ``sandbox.store`` and
+``sandbox.models.provider`` only.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.model import Model
+from agents.models.exchange import ExchangeReplayModel
 from agents.models.replay import ReplayModel
 from agents.trajectory import Trajectory
 from mock_tools.models import Task
@@ -35,6 +39,8 @@ class ReplayModels(OfflineModels):
             raise ConfigError(
                 f"replay run {self.run} has no trajectory for task {task.id!r} trial {trial}"
             )
+        if recorded.exchanges:
+            return ExchangeReplayModel(recorded)
         return ReplayModel(recorded)
 
 

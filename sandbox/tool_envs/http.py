@@ -48,7 +48,13 @@ from mock_tools import (
 from mock_tools.names import TOOLBENCH_NAMES
 from sandbox.errors import ConfigError
 
-__all__ = ["HttpToolEnv", "offered_parameters", "observation_text", "tool_functions"]
+__all__ = [
+    "HttpToolEnv",
+    "offered_parameters",
+    "observation_text",
+    "to_observation",
+    "tool_functions",
+]
 
 _FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
 
@@ -127,6 +133,7 @@ class HttpToolEnv:
     ) -> None:
         self._client = client
         self.task = task
+        self.apis = apis
         self.dispatch: DispatchRule = dispatch
         self.ascii_observations = ascii_observations
         self._functions, self._targets = tool_functions(task, apis, name_lists=name_lists)
@@ -148,6 +155,23 @@ class HttpToolEnv:
         """The ``(tool, api)`` behind a function name, or None."""
         return self._targets.get(name)
 
+    @property
+    def targets(self) -> dict[str, tuple[str, str]]:
+        """Every offered function name and its ``(tool, api)``, in the order offered."""
+        return dict(self._targets)
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The client of the tool server (shared by the run's episodes)."""
+        return self._client
+
+    @property
+    def scope_headers(self) -> dict[str, str]:
+        """The ``X-Sandbox-*`` headers that put a request in this episode's scope (scenario,
+        session, faults, recordings): ``sandbox.tool_envs.forward`` sends a client's own
+        requests with them."""
+        return dict(self._headers)
+
     async def call(self, name: str, args: dict[str, Any]) -> Observation:
         pair = self._targets.get(name)
         if pair is None:
@@ -167,7 +191,7 @@ class HttpToolEnv:
             msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
             return self._transport_error("connection", msg, started)
         latency = (time.perf_counter() - started) * 1000
-        return _to_observation(resp, latency, self.ascii_observations)
+        return to_observation(resp, latency, self.ascii_observations)
 
     def _text(self, error: str, response: Any) -> str:
         return observation_text(error, response, ascii_only=self.ascii_observations)
@@ -194,7 +218,8 @@ def _segment(name: str) -> str:
     return quote(standardize(name) if "/" in name else name, safe="")
 
 
-def _to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:
+def to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:
+    """A native (or typed) route's answer as the observation an agent sees."""
     provenance = resp.headers.get(PROVENANCE_HEADER, "")
     status = resp.status_code
     try:
