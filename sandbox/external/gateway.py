@@ -138,7 +138,8 @@ class EpisodeGateway:
         model = body.get("model") if isinstance(body.get("model"), str) else None
         answer = await self.episode.complete(wanted, model=model, stream=stream)
         if isinstance(answer, Refusal):
-            return _json(answer.status, error_body(answer.status, answer.code, answer.message))
+            body = error_body(answer.status, answer.code, answer.message)
+            return _json(answer.status, body, NO_RETRY)
         if stream:
             chunks = stream_chunks(answer, include_usage=include_usage(body))
             return StreamingResponse(_iterate(chunks), media_type="text/event-stream")
