@@ -139,8 +139,20 @@ def first_difference(want: ModelRequest, got: ModelRequest) -> str | None:
         found = _path_difference(getattr(want, name), getattr(got, name), name)
         if found:
             where, a, b = found
+            if isinstance(a, str) and isinstance(b, str):
+                a, b = _around_difference(a, b)
             return f"{where}: recorded {_short(a)}, got {_short(b)}"
     return None
+
+
+def _around_difference(a: str, b: str, before: int = 30) -> tuple[str, str]:
+    """Two texts cut to where they start to differ (a little context kept before it)."""
+    common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    if common is None:
+        common = min(len(a), len(b))
+    start = max(0, common - before)
+    mark = "..." if start else ""
+    return mark + a[start:], mark + b[start:]
 
 
 def _short(value: Any, limit: int = 120) -> str:
