@@ -2,18 +2,24 @@
 
 The loops ask before every model call and every tool call whether the budget allows it; the
 answer is the name of the exhausted ``Budget`` field or ``None``. Exhaustion is data (the episode
-ends with ``budget_exhausted`` and ``end_reason = "budget:<field>"``), never an exception.
-Imports ``agents.budget``, ``agents.model`` and ``agents.trajectory`` only.
+ends with ``budget_exhausted`` and ``end_reason = "budget:<field>"``), never an exception. A
+model or tool call is awaited through ``Accountant.bounded``, which cuts it off when the wall
+clock runs out (``DeadlineReached``, which the caller turns into that end). Imports
+``agents.budget``, ``agents.model`` and ``agents.trajectory`` only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from agents.budget import Budget
 from agents.model import Usage
 from agents.trajectory import EpisodeUsage
+
+T = TypeVar("T")
 
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin (``time.monotonic`` by default; tests inject a fake)."""
@@ -75,3 +81,20 @@ class Accountant:
     def close(self) -> None:
         """Write the wall time spent so far into ``usage``."""
         self.usage.wall_seconds = round(self.elapsed(), 6)
+
+    async def bounded(self, awaitable: Awaitable[T]) -> T:
+        """``awaitable``, cut off when the episode's ``max_seconds`` runs out
+        (``DeadlineReached``); another timeout inside it propagates as it is."""
+        remaining = self.remaining_seconds()
+        if remaining is None:
+            return await awaitable
+        try:
+            return await asyncio.wait_for(awaitable, timeout=remaining)
+        except asyncio.TimeoutError as e:
+            if self.remaining_seconds() == 0.0:
+                raise DeadlineReached from e
+            raise
+
+
+class DeadlineReached(Exception):
+    """The episode's ``max_seconds`` ran out during a model or tool call."""

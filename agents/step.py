@@ -41,7 +41,6 @@ reader, never a strategy, ``sandbox`` or ``mock_tools``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Collection
@@ -49,7 +48,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from agents.accounting import Accountant, Clock
+from agents.accounting import Accountant, Clock, DeadlineReached
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.depth import node_levels
@@ -258,10 +257,6 @@ def _model_params(model: Model) -> dict[str, Any]:
     return dict(params) if isinstance(params, dict) else {}
 
 
-class _DeadlineReached(Exception):
-    """The episode's ``max_seconds`` ran out during a model or tool call."""
-
-
 class Episode:
     """One episode's state, shared by the steps of an agent loop."""
 
@@ -356,17 +351,6 @@ class Episode:
 
     # -- one step -----------------------------------------------------------------------------
 
-    async def _bounded(self, awaitable: Any) -> Any:
-        remaining = self.accountant.remaining_seconds()
-        if remaining is None:
-            return await awaitable
-        try:
-            return await asyncio.wait_for(awaitable, timeout=remaining)
-        except asyncio.TimeoutError as e:
-            if self.accountant.remaining_seconds() == 0.0:
-                raise _DeadlineReached from e
-            raise
-
     def _add(self, parent: int | None, **fields: Any) -> Node:
         """Record a new node under ``parent`` (its id and depth follow from the tree)."""
         path = self.path(parent)
@@ -404,8 +388,10 @@ class Episode:
         """The model's turn after ``parent``; or, when the call failed, the step's result."""
         messages = self.request_messages(parent, diversity_prompt)
         try:
-            turn: Turn = await self._bounded(self.model.complete(messages, self.functions))
-        except _DeadlineReached:
+            turn: Turn = await self.accountant.bounded(
+                self.model.complete(messages, self.functions)
+            )
+        except DeadlineReached:
             self.accountant.add_model_call(Turn().usage)
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_seconds"))
         except ReplayDivergence as e:
@@ -458,8 +444,10 @@ class Episode:
                 return Stop(Status.budget_exhausted, f"budget:{blocked}")
             try:
                 target = call.function or call.name
-                obs: Observation = await self._bounded(self.env.call(target, call.args or {}))
-            except _DeadlineReached:
+                obs: Observation = await self.accountant.bounded(
+                    self.env.call(target, call.args or {})
+                )
+            except DeadlineReached:
                 self.accountant.add_tool_call()
                 node.error = f"interrupted during call {call.id}: budget:max_seconds"
                 return Stop(Status.budget_exhausted, "budget:max_seconds")

@@ -31,7 +31,7 @@ from agents.trajectory import Component, Trajectory
 from sandbox.external.ending import decide_end, process_record
 from sandbox.external.gateway import EpisodeUrls, episode_server
 from sandbox.external.options import ExternalOptions
-from sandbox.external.process import AgentExit, Timeout, call_url, run_command
+from sandbox.external.process import AgentExit, Limits, Timeout, call_url, run_command
 from sandbox.external.record import EpisodeRecord
 from sandbox.external.scope import EpisodeScope
 
@@ -112,21 +112,15 @@ async def _run_agent(
 ) -> AgentExit:
     kind: Timeout = "budget" if budget.max_seconds is not None else "timeout"
     seconds = budget.max_seconds if budget.max_seconds is not None else options.timeout
-    limits: dict[str, Any] = {
-        "deadline": started + seconds,
-        "timeout_kind": kind,
-        "ended": scope.ended,
-        "grace": options.grace,
-        "stderr_chars": options.stderr_chars,
-    }
+    limits = Limits(started + seconds, kind, scope.ended, options.grace, options.stderr_chars)
     if options.command:
         line = json.dumps(given, ensure_ascii=False) + "\n"
         return await run_command(
             options.command,
+            limits,
             stdin=line.encode("utf-8"),
             env={**os.environ, **urls.environment()},
             cwd=options.cwd,
-            **limits,
         )
     assert options.url is not None
-    return await call_url(options.url, {**given, "env": urls.environment()}, **limits)
+    return await call_url(options.url, {**given, "env": urls.environment()}, limits)

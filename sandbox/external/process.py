@@ -26,11 +26,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-__all__ = ["AgentExit", "call_url", "run_command"]
+__all__ = ["AgentExit", "Limits", "call_url", "run_command"]
 
 Timeout = Literal["budget", "timeout"]
+Process = asyncio.subprocess.Process
 _CHUNK = 65536
+_POLL = 0.05
+"""Seconds between two looks at whether the agent's process has exited."""
 _STDOUT_KEPT = 65536
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long the agent may run, and what ends it early."""
+
+    deadline: float
+    """A ``time.monotonic()`` value."""
+    timeout_kind: Timeout
+    """What the deadline is: the budget's ``max_seconds``, or the strategy's ``timeout``."""
+    ended: asyncio.Event
+    """Set when the episode ended (a ``Finish``, a budget): the agent then has ``grace``."""
+    grace: float
+    stderr_chars: int
 
 
 @dataclass
@@ -80,31 +97,12 @@ class _Tail:
 
 
 async def run_command(
-    command: str,
-    *,
-    stdin: bytes,
-    env: dict[str, str],
-    cwd: str | None,
-    deadline: float,
-    timeout_kind: Timeout,
-    ended: asyncio.Event,
-    grace: float,
-    stderr_chars: int,
+    command: str, limits: Limits, *, stdin: bytes, env: dict[str, str], cwd: str | None
 ) -> AgentExit:
-    """Run the agent's command for one episode (see the module docstring). ``deadline`` is a
-    ``time.monotonic()`` value."""
+    """Run the agent's command for one episode (see the module docstring)."""
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        "/bin/sh",
-        "-c",
-        command,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    proc = await _spawn(command, env=env, cwd=cwd)
+    stderr_chars = limits.stderr_chars
     out, err = _Tail(_STDOUT_KEPT), _Tail(max(stderr_chars, 1) * 4)
     io = [
         asyncio.ensure_future(out.read(proc.stdout)),
@@ -113,9 +111,9 @@ async def run_command(
     ]
     result = AgentExit()
     try:
-        await _supervise(proc, result, deadline, timeout_kind, ended, grace)
+        await _supervise(_Leader(proc), result, limits)
     finally:
-        await _stop_group(proc, grace)
+        await _stop_group(proc, limits.grace)
         await _drain(io)
     result.exit_code, result.signal = _status(proc.returncode)
     result.stdout = out.text()
@@ -123,6 +121,36 @@ async def run_command(
     result.stderr = tail[-stderr_chars:] if stderr_chars else ""
     result.seconds = time.monotonic() - started
     return result
+
+
+async def _spawn(
+    command: str, *, env: dict[str, str], cwd: str | None
+) -> asyncio.subprocess.Process:
+    """Start the command in a session of its own. A run stopped while the process is being
+    started (the process may exist already) kills its group as soon as it does."""
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        spawn.add_done_callback(_kill_spawned)
+        raise
+
+
+def _kill_spawned(spawn: asyncio.Future[Process]) -> None:
+    if not spawn.cancelled() and spawn.exception() is None:
+        _signal_group(spawn.result(), signal.SIGKILL)
 
 
 async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
@@ -140,17 +168,11 @@ class _Waitable(Protocol):
     async def wait(self) -> Any: ...
 
 
-async def _supervise(
-    proc: _Waitable,
-    result: AgentExit,
-    deadline: float,
-    timeout_kind: Timeout,
-    ended: asyncio.Event,
-    grace: float,
-) -> None:
+async def _supervise(proc: _Waitable, result: AgentExit, limits: Limits) -> None:
     """Wait for the first of: the agent exits, the episode ends (then ``grace``), the deadline."""
+    deadline, grace = limits.deadline, limits.grace
     exited = asyncio.ensure_future(proc.wait())
-    over = asyncio.ensure_future(ended.wait())
+    over = asyncio.ensure_future(limits.ended.wait())
     try:
         remaining = max(0.0, deadline - time.monotonic())
         await asyncio.wait({exited, over}, timeout=remaining, return_when="FIRST_COMPLETED")
@@ -161,7 +183,7 @@ async def _supervise(
             result.stopped = not exited.done()
             if exited.done() or deadline > time.monotonic():
                 return
-        result.timed_out = timeout_kind
+        result.timed_out = limits.timeout_kind
     finally:
         over.cancel()
         exited.cancel()
@@ -172,14 +194,27 @@ def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
         os.killpg(proc.pid, sig)
 
 
-async def _stop_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+class _Leader:
+    """The agent's own process, whose ``wait()`` ends when it exits. (``Process.wait()`` also
+    waits for its pipes to close, which a process it left running may hold open.)"""
+
+    def __init__(self, proc: Process) -> None:
+        self.proc = proc
+
+    async def wait(self) -> int:
+        while self.proc.returncode is None:
+            await asyncio.sleep(_POLL)
+        return self.proc.returncode
+
+
+async def _stop_group(proc: Process, grace: float) -> None:
     """SIGTERM to the agent's process group, SIGKILL after ``grace`` (at once when the agent
     exited already: only what it left behind is in the group)."""
     try:
         if proc.returncode is None:
             _signal_group(proc, signal.SIGTERM)
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(proc.wait(), grace)
+                await asyncio.wait_for(_Leader(proc).wait(), grace)
     finally:
         _signal_group(proc, signal.SIGKILL)
         with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
@@ -206,16 +241,7 @@ def _status(code: int | None) -> tuple[int | None, int | None]:
     return code, None
 
 
-async def call_url(
-    url: str,
-    payload: dict[str, Any],
-    *,
-    deadline: float,
-    timeout_kind: Timeout,
-    ended: asyncio.Event,
-    grace: float,
-    stderr_chars: int,
-) -> AgentExit:
+async def call_url(url: str, payload: dict[str, Any], limits: Limits) -> AgentExit:
     """POST the task to an agent served over HTTP (see the module docstring)."""
     import httpx  # only for agents served over HTTP
 
@@ -225,7 +251,7 @@ async def call_url(
         request = asyncio.ensure_future(client.post(url, json=payload))
         process = _RequestAsProcess(request)
         try:
-            await _supervise(process, result, deadline, timeout_kind, ended, grace)
+            await _supervise(process, result, limits)
         finally:
             request.cancel()
             with contextlib.suppress(BaseException):
@@ -242,7 +268,8 @@ async def call_url(
     if response.is_success:
         result.stdout = response.text[-_STDOUT_KEPT:]
     else:
-        result.stderr = response.text[-stderr_chars:] if stderr_chars else ""
+        chars = limits.stderr_chars
+        result.stderr = response.text[-chars:] if chars else ""
     return result
 
 

@@ -25,11 +25,10 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from agents.accounting import Accountant
+from agents.accounting import Accountant, DeadlineReached
 from agents.budget import Budget
 from agents.depth import node_levels
 from agents.errors import ModelError, ReplayDivergence, ToolEnvError
@@ -45,8 +44,6 @@ from sandbox.tool_envs.forward import ForwardedCall, Forwarder, route_kind
 from sandbox.tool_envs.http import HttpToolEnv, observation_text
 
 __all__ = ["CallAnswer", "EpisodeScope", "Refusal"]
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -69,10 +66,6 @@ class CallAnswer:
     ok: bool
     provenance: str = ""
     refusal: Refusal | None = None
-
-
-class _Deadline(Exception):
-    """The episode's ``max_seconds`` ran out during a call."""
 
 
 class EpisodeScope:
@@ -134,17 +127,6 @@ class EpisodeScope:
         self.end(Stop(Status.budget_exhausted, f"budget:{field}"))
         return self.refusal()
 
-    async def _bounded(self, awaitable: Awaitable[T]) -> T:
-        remaining = self.accountant.remaining_seconds()
-        if remaining is None:
-            return await awaitable
-        try:
-            return await asyncio.wait_for(awaitable, timeout=remaining)
-        except asyncio.TimeoutError as e:
-            if self.accountant.remaining_seconds() == 0.0:
-                raise _Deadline from e
-            raise
-
     # -- the model --------------------------------------------------------------------------
 
     def _model_blocked(self) -> str | None:
@@ -169,8 +151,8 @@ class EpisodeScope:
                 return self._spent(blocked)
             ask = self.model.complete(request.messages, request.tools, request.params)
             try:
-                turn = await self._bounded(ask)
-            except _Deadline:
+                turn = await self.accountant.bounded(ask)
+            except DeadlineReached:
                 self.accountant.add_model_call(Turn().usage)
                 return self._spent("max_seconds")
             except ReplayDivergence as e:
@@ -237,8 +219,8 @@ class EpisodeScope:
             return self._spent(blocked)
         try:
             target = call.function or call.name
-            call.observation = await self._bounded(self.env.call(target, call.args or {}))
-        except _Deadline:
+            call.observation = await self.accountant.bounded(self.env.call(target, call.args or {}))
+        except DeadlineReached:
             self.accountant.add_tool_call()
             return self._spent("max_seconds")
         except ToolEnvError as e:
@@ -285,8 +267,8 @@ class EpisodeScope:
                 return self._spent(blocked)
             ask = send(method, path, query=query, content=content, content_type=content_type)
             try:
-                answer = await self._bounded(ask)
-            except _Deadline:
+                answer = await self.accountant.bounded(ask)
+            except DeadlineReached:
                 self.accountant.add_tool_call()
                 return self._spent("max_seconds")
             self.accountant.add_tool_call()

@@ -63,6 +63,16 @@ def test_an_answer_printed_on_stdout_is_the_episodes_answer(tmp_path: Path) -> N
     assert traj.tree["external"]["exit_code"] == 0
 
 
+def test_an_agent_that_leaves_a_process_behind_ends_when_it_exits(tmp_path: Path) -> None:
+    """What it left running (holding the agent's stdout open) neither delays the episode nor
+    outlives it."""
+    pids, line = tmp_path / "pids", json.dumps({"answer": KETTLE_ANSWER})
+    traj = run_one(tmp_path, {"command": f"sleep 60 & echo $! > {pids}; echo '{line}'"})
+    assert (traj.status.value, traj.final_answer) == ("answered", KETTLE_ANSWER)
+    assert traj.tree["external"]["seconds"] < 30 and not traj.tree["external"]["timed_out"]
+    assert gone(int(pids.read_text()))
+
+
 def test_a_give_up_printed_on_stdout_gives_up_with_its_reason(tmp_path: Path) -> None:
     traj = run_one(tmp_path, {"command": 'echo \'{"give_up": true, "reason": "no tool for it"}\''})
     assert (traj.status.value, traj.final_answer) == ("gave_up", "no tool for it")
