@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import (
+    external_bench,
     harness_bench,
     http_bench,
     miss_bench,
@@ -36,6 +37,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "harness": harness_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,
+    "external": external_bench.run,
 }
 
 

@@ -30,8 +30,9 @@ from agents.toolenv import FINISH_FUNCTION, ToolEnv, env_dispatch
 from agents.trajectory import Component, Trajectory
 from sandbox.external.ending import decide_end, process_record
 from sandbox.external.gateway import EpisodeUrls, episode_server
+from sandbox.external.http_agent import call_url
 from sandbox.external.options import ExternalOptions
-from sandbox.external.process import AgentExit, Limits, Timeout, call_url, run_command
+from sandbox.external.process import AgentExit, Limits, Timeout, run_command
 from sandbox.external.record import EpisodeRecord
 from sandbox.external.scope import EpisodeScope
 

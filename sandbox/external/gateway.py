@@ -210,7 +210,9 @@ async def episode_server(episode: EpisodeScope) -> AsyncIterator[EpisodeUrls]:
     token = secrets.token_urlsafe(16)
     mcp_app, manager = episode_mcp(episode)
     app = EpisodeGateway(episode, token, mcp_app)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on the accepted connections only when
+    # the listening socket says it is TCP (proto 0 left Nagle on: 40 ms per keep-alive answer)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind((HOST, 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
@@ -234,8 +236,18 @@ async def episode_server(episode: EpisodeScope) -> AsyncIterator[EpisodeUrls]:
                 await asyncio.sleep(0.005)
             yield EpisodeUrls(f"http://{HOST}:{port}{app.prefix}")
         finally:
-            server.should_exit = server.force_exit = True
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(task), 5.0)
-            task.cancel()
+            _stop(server, task)
             sock.close()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+def _stop(server: uvicorn.Server, task: asyncio.Future[None]) -> None:
+    """Stop serving at once: no new connection, the open ones closed (the agent is gone or
+    being stopped), without uvicorn's graceful shutdown and its pauses (up to 0.2 s)."""
+    server.should_exit = server.force_exit = True
+    task.cancel()
+    for listener in server.servers:
+        listener.close()
+    for connection in list(server.server_state.connections):
+        connection.shutdown()

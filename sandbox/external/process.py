@@ -1,18 +1,19 @@
-"""Running an external agent: a command in its own process group, or a POST to a URL.
+"""Running an external agent's command: in its own process group, and never outliving its episode.
 
 ``run_command`` starts ``/bin/sh -c COMMAND`` in a new session (so the agent and every process
 it starts share one process group), writes the task as one JSON line on its stdin and closes it,
 and keeps the end of its stdout and stderr. It returns when the agent exits; when the episode
-ended (``ended``: a ``Finish``, a spent budget) and the agent has not exited within ``grace``
-seconds; or at the deadline. Whatever ends it, on the way out the whole group gets SIGTERM, then
-SIGKILL ``grace`` seconds later (at once when the agent already exited: what it left running is
-killed), so no process of the agent outlives its episode, a run stopped by Ctrl-C or SIGTERM
-included (the episode's task is cancelled and this cleanup runs).
+ended (``Limits.ended``: a ``Finish``, a spent budget) and the agent has not exited within
+``grace`` seconds; or at the deadline. Whatever ends it, on the way out the whole group gets
+SIGTERM, then SIGKILL ``grace`` seconds later (at once when the agent already exited: what it
+left running is killed), so no process of the agent outlives its episode, a run stopped by
+Ctrl-C or SIGTERM included (the episode's task is cancelled and this cleanup runs).
 
-``call_url`` is the same for an agent served over HTTP: the task (with the environment a
-process would get, under ``env``) is POSTed to the URL, the response body stands for stdout,
-and an error status for a non-zero exit. What happened is an ``AgentExit``. May import
-``httpx`` and the standard library only.
+The process is started synchronously (``subprocess.Popen``), so there is no moment at which it
+exists and the episode does not know it; its exit is waited for by a thread of its own (its own
+exit, not its pipes': a process it left running may hold them open), and its pipes are read by
+the event loop. ``supervise`` is shared with the HTTP agent (``sandbox.external.http_agent``).
+What happened is an ``AgentExit``. May import the standard library only.
 """
 
 from __future__ import annotations
@@ -21,19 +22,19 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import IO, Any, Literal, Protocol
 
-__all__ = ["AgentExit", "Limits", "call_url", "run_command"]
+__all__ = ["STDOUT_KEPT", "AgentExit", "Limits", "run_command", "supervise"]
 
 Timeout = Literal["budget", "timeout"]
-Process = asyncio.subprocess.Process
 _CHUNK = 65536
-_POLL = 0.05
-"""Seconds between two looks at whether the agent's process has exited."""
-_STDOUT_KEPT = 65536
+STDOUT_KEPT = 65536
+"""Bytes of the end of the agent's stdout kept (its last line is its answer)."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,6 @@ class AgentExit:
     """An HTTP agent that could not be reached: why."""
     seconds: float = 0.0
 
-    @property
-    def succeeded(self) -> bool:
-        return self.exit_code == 0 and self.timed_out is None and self.unreachable is None
-
 
 class _Tail:
     """The last ``limit`` bytes of a stream."""
@@ -81,9 +78,7 @@ class _Tail:
         self.limit = limit
         self.data = bytearray()
 
-    async def read(self, stream: asyncio.StreamReader | None) -> None:
-        if stream is None:
-            return
+    async def read(self, stream: asyncio.StreamReader) -> None:
         while True:
             chunk = await stream.read(_CHUNK)
             if not chunk:
@@ -96,82 +91,104 @@ class _Tail:
         return self.data.decode("utf-8", "replace")
 
 
+class _Agent:
+    """The agent's process: its group, and the event of its own exit."""
+
+    def __init__(self, command: str, *, env: dict[str, str], cwd: str | None) -> None:
+        self.popen = subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        self.exited = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        reaper = threading.Thread(target=self._reap, args=(loop,), daemon=True)
+        reaper.start()
+
+    def _reap(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.popen.wait()
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(self.exited.set)
+
+    async def wait(self) -> None:
+        await self.exited.wait()
+
+    def signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, sig)
+
+    async def stop(self, grace: float) -> None:
+        """SIGTERM to the group, SIGKILL after ``grace`` (at once when the agent exited
+        already: only what it left behind is in the group)."""
+        try:
+            if not self.exited.is_set():
+                self.signal_group(signal.SIGTERM)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.wait(), grace)
+        finally:
+            self.signal_group(signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.wait(), 5.0)
+
+
 async def run_command(
     command: str, limits: Limits, *, stdin: bytes, env: dict[str, str], cwd: str | None
 ) -> AgentExit:
     """Run the agent's command for one episode (see the module docstring)."""
     started = time.monotonic()
-    proc = await _spawn(command, env=env, cwd=cwd)
-    stderr_chars = limits.stderr_chars
-    out, err = _Tail(_STDOUT_KEPT), _Tail(max(stderr_chars, 1) * 4)
-    io = [
-        asyncio.ensure_future(out.read(proc.stdout)),
-        asyncio.ensure_future(err.read(proc.stderr)),
-        asyncio.ensure_future(_feed(proc, stdin)),
-    ]
+    try:
+        agent = _Agent(command, env=env, cwd=cwd)
+    except OSError as e:  # a working directory that is not there, no /bin/sh
+        return AgentExit(exit_code=127, stderr=f"cannot start the agent: {e}")
+    out, err = _Tail(STDOUT_KEPT), _Tail(max(limits.stderr_chars, 1) * 4)
+    io: list[asyncio.Future[Any]] = []
     result = AgentExit()
     try:
-        await _supervise(_Leader(proc), result, limits)
+        assert agent.popen.stdout and agent.popen.stderr and agent.popen.stdin
+        io.append(asyncio.ensure_future(out.read(await _reader(agent.popen.stdout))))
+        io.append(asyncio.ensure_future(err.read(await _reader(agent.popen.stderr))))
+        await _feed(agent.popen.stdin, stdin)
+        await supervise(agent, result, limits)
     finally:
-        await _stop_group(proc, limits.grace)
+        await agent.stop(limits.grace)
         await _drain(io)
-    result.exit_code, result.signal = _status(proc.returncode)
+    result.exit_code, result.signal = _status(agent.popen.returncode)
     result.stdout = out.text()
-    tail = err.text()
-    result.stderr = tail[-stderr_chars:] if stderr_chars else ""
+    chars = limits.stderr_chars
+    result.stderr = err.text()[-chars:] if chars else ""
     result.seconds = time.monotonic() - started
     return result
 
 
-async def _spawn(
-    command: str, *, env: dict[str, str], cwd: str | None
-) -> asyncio.subprocess.Process:
-    """Start the command in a session of its own. A run stopped while the process is being
-    started (the process may exist already) kills its group as soon as it does."""
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            cwd=cwd,
-            start_new_session=True,
-        )
-    )
-    try:
-        return await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        spawn.add_done_callback(_kill_spawned)
-        raise
+async def _reader(pipe: IO[bytes]) -> asyncio.StreamReader:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    return reader
 
 
-def _kill_spawned(spawn: asyncio.Future[Process]) -> None:
-    if not spawn.cancelled() and spawn.exception() is None:
-        _signal_group(spawn.result(), signal.SIGKILL)
+async def _feed(pipe: IO[bytes], data: bytes) -> None:
+    """The task on stdin, then end of file (written by the loop: an agent that does not read
+    it is not an error)."""
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, pipe)
+    transport.write(data)
+    transport.close()  # after what is buffered is written
 
 
-async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
-    """The task on stdin, then EOF (an agent that does not read it is not an error)."""
-    if proc.stdin is None:
-        return
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        proc.stdin.write(data)
-        await proc.stdin.drain()
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        proc.stdin.close()
-
-
-class _Waitable(Protocol):
+class Waitable(Protocol):
     async def wait(self) -> Any: ...
 
 
-async def _supervise(proc: _Waitable, result: AgentExit, limits: Limits) -> None:
-    """Wait for the first of: the agent exits, the episode ends (then ``grace``), the deadline."""
+async def supervise(agent: Waitable, result: AgentExit, limits: Limits) -> None:
+    """Wait for the first of: the agent ends, the episode ends (then ``grace``), the deadline;
+    record in ``result`` whether the deadline or the sandbox ended it."""
     deadline, grace = limits.deadline, limits.grace
-    exited = asyncio.ensure_future(proc.wait())
+    exited = asyncio.ensure_future(agent.wait())
     over = asyncio.ensure_future(limits.ended.wait())
     try:
         remaining = max(0.0, deadline - time.monotonic())
@@ -189,41 +206,11 @@ async def _supervise(proc: _Waitable, result: AgentExit, limits: Limits) -> None
         exited.cancel()
 
 
-def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
-
-
-class _Leader:
-    """The agent's own process, whose ``wait()`` ends when it exits. (``Process.wait()`` also
-    waits for its pipes to close, which a process it left running may hold open.)"""
-
-    def __init__(self, proc: Process) -> None:
-        self.proc = proc
-
-    async def wait(self) -> int:
-        while self.proc.returncode is None:
-            await asyncio.sleep(_POLL)
-        return self.proc.returncode
-
-
-async def _stop_group(proc: Process, grace: float) -> None:
-    """SIGTERM to the agent's process group, SIGKILL after ``grace`` (at once when the agent
-    exited already: only what it left behind is in the group)."""
-    try:
-        if proc.returncode is None:
-            _signal_group(proc, signal.SIGTERM)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(_Leader(proc).wait(), grace)
-    finally:
-        _signal_group(proc, signal.SIGKILL)
-        with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
-            await asyncio.wait_for(proc.wait(), 5.0)
-
-
 async def _drain(io: Sequence[asyncio.Future[Any]]) -> None:
     """Let the readers reach the end of the pipes (bounded: a process that left the group may
     hold them open)."""
+    if not io:
+        return
     _, pending = await asyncio.wait(io, timeout=2.0)
     for task in pending:
         task.cancel()
@@ -233,52 +220,9 @@ async def _drain(io: Sequence[asyncio.Future[Any]]) -> None:
 
 
 def _status(code: int | None) -> tuple[int | None, int | None]:
-    """(exit code, signal) of a finished process (asyncio gives ``-N`` for signal ``N``)."""
+    """(exit code, signal) of a finished process (``Popen`` gives ``-N`` for signal ``N``)."""
     if code is None:
         return None, None
     if code < 0:
         return None, -code
     return code, None
-
-
-async def call_url(url: str, payload: dict[str, Any], limits: Limits) -> AgentExit:
-    """POST the task to an agent served over HTTP (see the module docstring)."""
-    import httpx  # only for agents served over HTTP
-
-    started = time.monotonic()
-    result = AgentExit()
-    async with httpx.AsyncClient(timeout=None) as client:
-        request = asyncio.ensure_future(client.post(url, json=payload))
-        process = _RequestAsProcess(request)
-        try:
-            await _supervise(process, result, limits)
-        finally:
-            request.cancel()
-            with contextlib.suppress(BaseException):
-                await request
-    result.seconds = time.monotonic() - started
-    if request.cancelled():
-        return result
-    error = request.exception()
-    if error is not None:
-        result.unreachable = f"{type(error).__name__}: {error}"
-        return result
-    response = request.result()
-    result.exit_code = 0 if response.is_success else response.status_code
-    if response.is_success:
-        result.stdout = response.text[-_STDOUT_KEPT:]
-    else:
-        chars = limits.stderr_chars
-        result.stderr = response.text[-chars:] if chars else ""
-    return result
-
-
-class _RequestAsProcess:
-    """A pending request seen as a process by ``_supervise``: ``wait()`` is its end."""
-
-    def __init__(self, request: asyncio.Future[Any]) -> None:
-        self.request = request
-
-    async def wait(self) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.shield(self.request)

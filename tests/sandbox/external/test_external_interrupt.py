@@ -3,7 +3,7 @@
 What it protects: the agent runs in a process group of its own (so the terminal's Ctrl-C does
 not reach it directly); when the run is interrupted, the episode's cleanup stops that whole
 group, the agent's own children included, and the run ends ``interrupted`` (resumable); an
-interruption while the agent's process is being started kills it too.
+interruption while the agent's process is being set up kills it too.
 """
 
 from __future__ import annotations
@@ -73,14 +73,14 @@ def _alive_with(marker: str) -> list[int]:
     return found
 
 
-async def test_a_run_stopped_while_its_agent_starts_kills_the_agent_once_it_exists() -> None:
-    """The window between the fork and the pipes being connected: a cancellation there still
-    stops the process group (it is killed as soon as the start completes)."""
+async def test_a_run_stopped_while_its_agent_starts_kills_the_agent() -> None:
+    """A cancellation between the start of the process and its pipes being read still stops
+    its group."""
     marker = f"agent-sandbox-test-{uuid.uuid4().hex}"
     command = f"exec {sys.executable} -c 'import time; time.sleep(300)' {marker}"
     limits = Limits(time.monotonic() + 60, "timeout", asyncio.Event(), 0.5, 100)
     task = asyncio.ensure_future(run_command(command, limits, stdin=b"{}\n", env={}, cwd=None))
-    await asyncio.sleep(0)  # forked; the start awaits its pipes
+    await asyncio.sleep(0)  # started; the episode awaits its pipes
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
