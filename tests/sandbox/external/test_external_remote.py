@@ -84,3 +84,21 @@ def test_a_remote_model_answers_through_the_model_layer_and_the_run_replays_with
     assert cached.exchanges[0]["request"] == traj.exchanges[0]["request"]
     report = replay_run(run)  # the endpoint is gone
     assert report.ok and report.episodes == 1, [v.first_diff for v in report.verdicts]
+
+
+def test_a_model_failure_that_survives_the_retries_is_an_infrastructure_error(
+    tmp_path: Path,
+) -> None:
+    """Recorded as a failed turn and an infrastructure error (left out of the pass rate,
+    re-run by --resume), never the agent's mistake, whatever the agent does with its 502."""
+    with ScriptedOpenAIServer() as server:
+        server.push(
+            tool_call_reply("search_products_for_shop", {"query": "kettle"}),
+            *[error_reply(429, retry_after=0.01) for _ in range(5)],
+        )
+        run = _run(tmp_path, server, "down")
+    (traj,) = read_trajectories(run)
+    assert (traj.status.value, traj.end_reason) == ("error", "model_error:rate_limit")
+    assert traj.infra_error and [n.kind for n in traj.nodes] == ["action", "error"]
+    assert traj.exchanges[1]["kind"] == "rate_limit" and "response" not in traj.exchanges[1]
+    assert traj.usage.model_retries == 4
