@@ -8,7 +8,8 @@ viewer shows its episodes; ``sandbox replay`` re-runs the agent offline with 0 d
 the replayed record (every node, observation and model exchange) is the recorded one byte for
 byte; ``sandbox compare`` sets it beside ReAct. The first example also exports to ToolBench's
 format and gets step-level scores, and ``sandbox compare --agents`` runs it beside ReAct and
-DFSDT in one table. The Node example is skipped, saying why, where ``node`` is not installed.
+DFSDT in one table (and the leaderboard ranks the three). The Node example is skipped, saying
+why, where ``node`` is not installed.
 """
 
 from __future__ import annotations
@@ -123,6 +124,10 @@ def test_compare_runs_an_external_agent_beside_react_and_dfsdt_in_one_table(
     folder = Path(line["comparison"])
     manifest = json.loads((folder / "external" / "manifest.json").read_text())
     assert manifest["config"]["agent"]["options"] == {"command": PYTHON_LOOP}
+    capsys.readouterr()
+    assert main(["leaderboard", str(folder), "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert {row["agent"] for row in board} == {"react", "dfsdt", f"external(command={PYTHON_LOOP})"}
     # the same tool behaviour: every agent's calls were answered by the same suite and faults
     assert (
         len(
