@@ -72,6 +72,10 @@ def check_json_value(value: Any, max_depth: int = MAX_ARGUMENT_DEPTH) -> None:
                 raise ValueError("arguments hold text with an unpaired surrogate") from None
 
 
+CUT_AT_TOKEN_LIMIT = 'the reply was cut at the token limit (finish_reason "length")'
+"""How a ``format_error`` starts when the endpoint stopped the reply at ``max_tokens``."""
+
+
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -1,9 +1,13 @@
 """A ``Model`` over any OpenAI-compatible chat endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama).
 
-Native tool calls; transient failures (429, 5xx, timeouts, connection errors) are retried with
-exponential backoff and jitter, honouring ``Retry-After``; what is left after the retries is raised
-as ``ModelError`` with its ``kind`` and ``attempts``, so the loop records an infrastructure error,
-never an agent mistake. Exceptions of the client library are translated in ``openai_errors``.
+Native tool calls. A reply the endpoint cut at ``max_tokens`` (``finish_reason: "length"``) with
+no tool call comes back with a ``format_error`` saying so, so the loop counts it as an unusable
+turn and tells the model, instead of taking the cut text for a thought. Transient failures (429,
+5xx, timeouts, connection errors) are retried with exponential backoff and jitter, honouring
+``Retry-After`` (timeouts not, when the policy says so: ``RetryPolicy.retry_timeouts``); what is
+left after the retries is raised as ``ModelError`` with its ``kind`` and ``attempts``, so the loop
+records an infrastructure error, never an agent mistake. Exceptions of the client library are
+translated in ``openai_errors``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 
 from agents.errors import ModelError, ModelUnreachable
-from agents.model import Message, ToolCall, Turn, Usage
+from agents.model import CUT_AT_TOKEN_LIMIT, Message, ToolCall, Turn, Usage
 from agents.models.completion_body import read_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
 from agents.models.openai_errors import translate_openai_error
@@ -149,7 +153,8 @@ class OpenAICompatModel:
         return read_completion(raw.http_response.content, endpoint=self.endpoint)
 
     def _to_turn(self, response: Any) -> Turn:
-        message = response.choices[0].message
+        choice = response.choices[0]
+        message = choice.message
         calls = [
             ToolCall(
                 id=tc.id or f"call_{i}",
@@ -168,10 +173,14 @@ class OpenAICompatModel:
                 completion_tokens=completion,
                 cost=self._cost(prompt, completion, _cached_tokens(response.usage)),
             )
+        cut = None
+        if getattr(choice, "finish_reason", None) == "length" and not calls:
+            cut = f"{CUT_AT_TOKEN_LIMIT} before any function call: answer shorter, with one call"
         return Turn(
             content=message.content,
             tool_calls=calls,
             usage=usage,
+            format_error=cut,
             raw=response.model_dump(mode="json", exclude_none=True),
         )
 

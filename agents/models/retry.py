@@ -27,6 +27,12 @@ class RetryPolicy(BaseModel):
     max_retry_after: float = Field(
         default=60.0, ge=0, description="Cap on a server's Retry-After, seconds."
     )
+    retry_timeouts: bool = Field(
+        default=True,
+        description="Retry a request that timed out. False for a server with one slot that "
+        "keeps generating for an abandoned request (llama.cpp): a retry would only queue "
+        "behind that generation.",
+    )
 
 
 class _Wait:
@@ -48,8 +54,10 @@ class _Wait:
         return min(exp, p.max_backoff) + self._rng.uniform(0, p.jitter)
 
 
-def _retryable(exc: BaseException) -> bool:
-    return isinstance(exc, EndpointError) and exc.retryable
+def _retryable(exc: BaseException, policy: RetryPolicy) -> bool:
+    if not isinstance(exc, EndpointError) or not exc.retryable:
+        return False
+    return policy.retry_timeouts or exc.kind != "timeout"
 
 
 async def call_with_retries(
@@ -66,7 +74,7 @@ async def call_with_retries(
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.max_retries + 1),
         wait=_Wait(policy),
-        retry=retry_if_exception(_retryable),
+        retry=retry_if_exception(lambda e: _retryable(e, policy)),
         reraise=True,
         **kwargs,
     )

@@ -10,7 +10,9 @@ text format::
 The answer is parsed back into a native ``ToolCall``. Arguments are read with ``json.loads`` and,
 failing that, ``ast.literal_eval`` (Python-literal dicts), never ``eval``. A turn that cannot be
 parsed comes back as ``Turn(content=<raw text>, format_error=<what was wrong>)`` so the loop records
-it and tells the model. Unknown function names are parsed as calls: the loop reports them.
+it and tells the model (saying the reply was cut when the endpoint stopped it at ``max_tokens``).
+Unknown function names are parsed as calls: the loop reports them. The text is parsed as the
+model wrote it: HTML entities (``&#39;``) are not unescaped (docs/local-endpoints.md says why).
 Earlier native tool calls and tool results in the history are rewritten into the same text form.
 """
 
@@ -23,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agents.model import Message, Model, ToolCall, Turn
+from agents.model import CUT_AT_TOKEN_LIMIT, Message, Model, ToolCall, Turn
 
 _ACTION = re.compile(r"^[ \t]*Action[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]*Input[ \t]*:", re.IGNORECASE | re.MULTILINE)
@@ -222,11 +224,12 @@ class TextReActModel:
         try:
             parsed = parse_react(text)
         except TextFormatError as e:
+            cut = inner.format_error or ""  # the endpoint cut the reply at max_tokens
             return Turn(
                 content=text,
                 usage=inner.usage,
                 latency_ms=inner.latency_ms,
-                format_error=str(e),
+                format_error=f"{CUT_AT_TOKEN_LIMIT}: {e}" if cut else str(e),
                 raw=raw,
             )
         previous = sum(len(m.get("tool_calls") or []) for m in messages)

@@ -22,6 +22,7 @@ from agents.models.retry import RetryPolicy
 from agents.registry import Registry, UnknownName, instances_of
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
+from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price
 from sandbox.store.redact import redact
 
@@ -68,6 +69,12 @@ class ModelSpec(BaseModel):
     retry: RetryPolicy | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
+    launch: LaunchSpec | None = Field(
+        default=None, description="How to start the server when none answers at base_url."
+    )
+    max_seconds: float | None = Field(
+        default=None, description="Per-episode wall-clock default of runs of this model."
+    )
     base_url_env: str | None = Field(default=None, description="Env var that overrides base_url.")
     price: Price | None = Field(default=None, description="USD per 1M tokens; None costs 0.")
     price_source: str = Field(default="", description="Where the price came from.")

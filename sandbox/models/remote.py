@@ -4,8 +4,10 @@ Native tool calls (``tool_calls: toolbench``: with the history in ToolBench's sh
 Thought/Action text adapter (``tool_calls: text``); the opt-in model
 cache (``--model-cache``) wraps the client. ``probe`` asks the endpoint once before a run and, when
 nothing answers, says how to start a server and how to point elsewhere; the run's first call goes
-alone (``sandbox.models.first_call``), so a refused key or model costs one call. May import
-``sandbox.models.provider``, ``sandbox.models.cache``, ``sandbox.models.first_call`` and
+alone (``sandbox.models.first_call``), so a refused key or model costs one call. An alias with
+``launch:`` starts its own server when none answers (``sandbox.models.managed``): at the probe,
+or at the first request the cache cannot answer. May import ``sandbox.models.provider``,
+``sandbox.models.cache``, ``sandbox.models.first_call``, ``sandbox.models.managed`` and
 ``sandbox.errors`` only.
 """
 
@@ -20,6 +22,7 @@ from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
 from sandbox.models.first_call import FirstCallGate
+from sandbox.models.managed import ManagedModel
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
 from sandbox.models.simulators import ModelSimulator
@@ -33,6 +36,7 @@ __all__ = [
     "RemoteModels",
     "build_remote",
     "build_remote_simulator",
+    "endpoint_client",
     "openai_client",
     "unreachable_message",
 ]
@@ -105,10 +109,20 @@ class RemoteModels:
             self.cache.close()
 
 
-def openai_client(spec: ModelSpec) -> OpenAICompatModel:
-    """A plain client of the spec's endpoint (native tool calls, no cache)."""
+def openai_client(spec: ModelSpec) -> OpenAICompatModel | ManagedModel:
+    """A client of the spec's endpoint (native tool calls, no cache); for an alias with
+    ``launch:``, one that starts its server on first need (``sandbox.models.managed``)."""
+    if spec.launch is not None:
+        if not spec.model:
+            raise ConfigError(f"model {spec.display_name!r} needs a model name")
+        return ManagedModel(spec, lambda url: endpoint_client(spec, url))
     if not spec.model or not spec.base_url:
         raise ConfigError(f"model {spec.display_name!r} needs a model name and a base_url")
+    return endpoint_client(spec, spec.base_url)
+
+
+def endpoint_client(spec: ModelSpec, base_url: str) -> OpenAICompatModel:
+    """A plain client of ``spec``'s model at ``base_url``."""
     # Imported here, not at the top: the openai package costs start-up time that offline runs
     # never need.
     from agents.models.openai_compat import OpenAICompatModel
@@ -116,8 +130,8 @@ def openai_client(spec: ModelSpec) -> OpenAICompatModel:
     price = spec.price
     return OpenAICompatModel(
         message_shape="toolbench" if spec.tool_calls == "toolbench" else "openai",
-        model=spec.model,
-        base_url=spec.base_url,
+        model=spec.model or "",
+        base_url=base_url,
         api_key=spec.api_key or None,
         name=spec.display_name,
         timeout=spec.timeout,

@@ -31,6 +31,7 @@ from agents.models.retry import RetryPolicy
 from agents.registry import UnknownName, is_path
 from mock_tools.yaml_text import load_yaml, yaml_error_line
 from sandbox.errors import ConfigError
+from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
 
@@ -65,6 +66,17 @@ class ModelEntry(BaseModel):
     )
     params: dict[str, Any] = Field(default_factory=dict)
     start_hint: str | None = None
+    launch: LaunchSpec | None = Field(
+        default=None,
+        description="How to start the server when none answers at base_url "
+        "(sandbox.models.launch).",
+    )
+    max_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="Per-episode wall-clock seconds of runs of this model when the run sets "
+        "no --max-seconds (a bound for local servers whose generations can run on).",
+    )
     price: Price | None = Field(default=None, description="USD per 1M tokens.")
 
 
@@ -200,6 +212,8 @@ def resolve_model(
         retry=entry.retry,
         params=params,
         start_hint=entry.start_hint,
+        launch=entry.launch if kind.remote else None,
+        max_seconds=entry.max_seconds,
         base_url_env=url_var,
         api_key=api_key or None,
     )

@@ -27,14 +27,15 @@ from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
 
-__all__ = ["EpisodePlan", "failed_episode", "run_episode"]
+__all__ = ["EpisodePlan", "failed_episode", "model_budget", "run_episode"]
 
 log = logging.getLogger(__name__)
 
 
 class EpisodePlan:
     """What every episode of a run shares: the strategy, the models, the budget, the seed; and
-    the tasks whose strategy options or budget differ (``RunConfig.task_settings``)."""
+    the tasks whose strategy options or budget differ (``RunConfig.task_settings``). A budget
+    without ``max_seconds`` takes the model's default (``model_budget``)."""
 
     def __init__(
         self,
@@ -51,13 +52,24 @@ class EpisodePlan:
         self.strategy = strategy
         self.models = models
         self.model_spec = model_spec
-        self.budget = budget
+        self.budget = model_budget(budget, model_spec)
         self.seed = seed
-        self.per_task = dict(per_task or {})
+        self.per_task = {
+            task: (strategy, model_budget(own, model_spec))
+            for task, (strategy, own) in (per_task or {}).items()
+        }
 
     def for_task(self, task_id: str) -> tuple[ResolvedStrategy, Budget]:
         """The strategy and budget of the task's episodes."""
         return self.per_task.get(task_id, (self.strategy, self.budget))
+
+
+def model_budget(budget: Budget, spec: ModelSpec) -> Budget:
+    """``budget`` with the model's per-episode wall-clock default (``max_seconds`` of its alias
+    in ``models.yaml``) where the run and the task set none."""
+    if budget.max_seconds is not None or spec.max_seconds is None:
+        return budget
+    return budget.model_copy(update={"max_seconds": spec.max_seconds})
 
 
 async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
