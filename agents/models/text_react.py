@@ -201,6 +201,12 @@ class TextReActModel:
         self.inner = inner
         self.name = name or f"text-react:{inner.name}"
 
+    @property
+    def params(self) -> dict[str, Any]:
+        """The wrapped client's request parameters (what a trajectory records of the model)."""
+        params = getattr(self.inner, "params", None)
+        return dict(params) if isinstance(params, dict) else {}
+
     async def probe(self) -> Any:
         """The wrapped client's endpoint probe (None when it has none)."""
         probe = getattr(self.inner, "probe", None)

@@ -51,4 +51,7 @@ COMMANDS: dict[str, Command] = {
     "serve": Command(
         "sandbox.commands.serve", "serve a suite's mock tools over HTTP (REST, /virtual) and MCP"
     ),
+    "launch": Command(
+        "sandbox.commands.launch", "start a model alias's server by hand, for runs to share"
+    ),
 }

@@ -114,6 +114,8 @@ class CachedModel:
         self.episode = episode
         self.first_miss = first_miss
         self.name = inner.name
+        self.params: dict[str, Any] = dict(getattr(inner, "params", None) or {})
+        """The wrapped model's request parameters (what a trajectory records of the model)."""
         self.hits = 0
         self.misses = 0
         self._asked: dict[str, int] = {}

@@ -102,6 +102,7 @@ class ManagedModel:
         kind = SERVER_KINDS[self.launch.server]
         self.server = LaunchedServer(
             lambda host, port: server_command(self.launch, served, host, port),
+            name=kind.name,
             label=kind.label,
             start_timeout=self.launch.start_timeout,
             stop_grace=self.launch.stop_grace,

@@ -8,7 +8,8 @@ It starts ``COMMAND`` in a session of its own (so the server's own children shar
 group), with stdout and stderr appended to ``LOG``, prints the server's pid on one line of its
 stdout, then waits until the launcher closes the guard's stdin, the guard gets SIGTERM, or the
 server exits. The launcher never closes stdin but to stop the server, and the system closes it
-when the launcher dies however it dies (SIGKILL, a crash), so a server is always stopped: its
+when the launcher dies however it dies (SIGKILL, a crash; the guard then also removes the log,
+which nobody will read), so a server is always stopped: its
 process group gets SIGTERM, then SIGKILL after ``GRACE`` seconds if anything of it is left (a
 server that ignores SIGTERM, or one still finishing a generation). Ctrl-C is ignored here: the
 launcher decides. The guard exits with the server's exit code (or 128 + the signal).
@@ -72,12 +73,16 @@ def main(argv: list[str]) -> int:
         except OSError as e:
             out.write(f"cannot start {command[0]}: {e}\n".encode())
             return 127
+    launcher = os.getppid()
     print(child.pid, flush=True)
     while not stop.is_set() and child.poll() is None:
         readable, _, _ = select.select([sys.stdin], [], [], 0.1)
         if readable and not os.read(sys.stdin.fileno(), 4096):
             break  # EOF: the launcher closed its end, or is gone
     stop_group(child, grace)
+    if os.getppid() != launcher:  # the launcher died: nobody will read the log
+        with contextlib.suppress(OSError):
+            os.unlink(log)
     code = child.returncode
     return code if code >= 0 else 128 - code
 

@@ -59,13 +59,17 @@ class LaunchedServer:
         self,
         argv_for_port: Callable[[str, int], list[str]],
         *,
+        name: str,
         label: str,
         start_timeout: float,
         stop_grace: float,
         host: str = HOST,
     ) -> None:
         self.argv_for_port = argv_for_port
+        self.name = name
+        """A short name for the log file (``llamacpp``)."""
         self.label = label
+        """What messages call the server (``llama.cpp's server (llama-cpp-python)``)."""
         self.start_timeout = start_timeout
         self.stop_grace = stop_grace
         self.host = host
@@ -86,7 +90,7 @@ class LaunchedServer:
         """Start the server and wait until it is ready; its base URL."""
         self.port = free_port(self.host)
         self.argv = self.argv_for_port(self.host, self.port)
-        fd, name = tempfile.mkstemp(prefix=f"sandbox-{self.label.split()[0]}-", suffix=".log")
+        fd, name = tempfile.mkstemp(prefix=f"sandbox-{self.name}-", suffix=".log")
         os.close(fd)
         self._log = Path(name)
         started = time.monotonic()

@@ -180,6 +180,7 @@ def _fake_server(tmp_path: Path, *, grace: float = 5.0, timeout: float = 20.0) -
     exe = install_fake(tmp_path / "bin", "fake-server")
     return LaunchedServer(
         lambda host, port: [str(exe), "serve", "m", "--host", host, "--port", str(port)],
+        name="fake",
         label="fake server",
         start_timeout=timeout,
         stop_grace=grace,
@@ -373,3 +374,54 @@ def test_a_run_stopped_by_a_signal_leaves_no_server(tmp_path: Path, how: signal.
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# -- sandbox launch: one server started by hand, shared by runs -----------------------------------
+
+
+def test_launch_prints_the_command_on_the_alias_port() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "sandbox.cli", "launch", "qwen-7b", "--print"],
+        cwd=ROOT,
+        env=env | {"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes "
+        "--host 127.0.0.1 --port 8000"
+    )
+
+
+def test_launch_of_an_alias_without_launch_is_a_usage_error(tmp_path: Path) -> None:
+    proc = _sandbox(["launch", "reference"], dict(os.environ, PYTHONPATH=str(ROOT)))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "has no launch:" in err
+
+
+def test_runs_share_a_server_started_with_sandbox_launch(tmp_path: Path) -> None:
+    record = tmp_path / "record.jsonl"
+    env = _run_env(tmp_path, record)
+    port = env["SANDBOX_QWEN_7B_BASE_URL"].split(":")[-1].split("/")[0]
+    server = _sandbox(["launch", "qwen-7b"], env)
+    try:
+        deadline = time.monotonic() + 30
+        while not any("argv" in r for r in read_record(record)):
+            assert server.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        assert read_record(record)[0]["argv"][-1] == port
+        for k in range(2):
+            args = ["run", "--model", "qwen-7b", "--tasks", "g1_flight_baggage", "--no-plots"]
+            proc = _sandbox([*args, "--out", str(tmp_path / f"runs{k}")], env)
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err[-2000:]
+        entries = read_record(record)
+        assert sum("argv" in r for r in entries) == 1  # one server, started by hand
+        assert sum("request" in r for r in entries) == 2  # both runs used it
+        assert server.poll() is None  # and it outlives them
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)

@@ -10,6 +10,7 @@ from agents.errors import ModelError, ModelUnreachable
 from agents.models import OpenAICompatModel, RetryPolicy
 from agents.toolenv import FINISH_FUNCTION
 from tests.agents.models.openai_server import (
+    Reply,
     ScriptedOpenAIServer,
     error_reply,
     free_port,
@@ -204,4 +205,79 @@ async def test_probe_of_closed_port_raises_unreachable() -> None:
         await model.probe()
     assert base_url in str(info.value)
     assert info.value.kind == "connection"
+    await model.aclose()
+
+
+async def test_a_single_slot_policy_does_not_retry_a_timeout(
+    openai_server: ScriptedOpenAIServer,
+) -> None:
+    """llama.cpp keeps generating for a request the client gave up on, on its only slot: a retry
+    would queue behind that generation, so ``retry_timeouts: false`` reports the timeout at once
+    (an infrastructure error, resumable), while a 5xx is still retried."""
+    openai_server.push(slow(text_reply("late"), 0.5), text_reply("on time"))
+    policy = FAST.model_copy(update={"retry_timeouts": False})
+    model = make_model(openai_server, timeout=0.1, retry=policy)
+    with pytest.raises(ModelError) as info:
+        await model.complete(MESSAGES, [])
+    assert info.value.kind == "timeout" and info.value.attempts == 1
+    assert len(openai_server.requests) == 1
+    openai_server.reset()
+    openai_server.push(error_reply(500), text_reply("recovered"))
+    assert (await model.complete(MESSAGES, [])).content == "recovered"
+    assert len(openai_server.requests) == 2
+    await model.aclose()
+
+
+async def test_a_reply_cut_at_max_tokens_without_a_call_is_an_unusable_turn(
+    openai_server: ScriptedOpenAIServer,
+) -> None:
+    cut = text_reply("I will now think about the flights to Paris and then I")
+    cut.body["choices"][0]["finish_reason"] = "length"
+    openai_server.push(cut, text_reply("A complete thought."))
+    model = make_model(openai_server)
+    turn = await model.complete(MESSAGES, [SEARCH], {"max_tokens": 12})
+    assert turn.format_error is not None
+    assert turn.format_error.startswith(
+        'the reply was cut at the token limit (finish_reason "length")'
+    )
+    assert turn.content == "I will now think about the flights to Paris and then I"
+    assert (await model.complete(MESSAGES, [SEARCH])).format_error is None
+    await model.aclose()
+
+
+LLAMA_CPP_OVERFLOW = {
+    "error": {
+        "message": "This model's maximum context length is 4096 tokens. However, you requested "
+        "4608 tokens (4352 in the messages, 256 in the completion). Please reduce the length of "
+        "the messages or completion.",
+        "type": "invalid_request_error",
+        "param": "messages",
+        "code": "context_length_exceeded",
+    }
+}
+"""What llama-cpp-python's server answers (HTTP 400) to a prompt longer than its context."""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        LLAMA_CPP_OVERFLOW,
+        {
+            "error": {
+                "message": "This model's maximum context length is 32768 tokens. However, "
+                "you requested 40000 tokens in the messages.",
+                "type": "BadRequestError",
+            }
+        },
+    ],
+)
+async def test_a_prompt_longer_than_the_context_is_its_own_kind_and_not_retried(
+    openai_server: ScriptedOpenAIServer, body: dict
+) -> None:
+    openai_server.push(Reply(status=400, body=body))
+    model = make_model(openai_server)
+    with pytest.raises(ModelError) as info:
+        await model.complete(MESSAGES, [SEARCH])
+    assert info.value.kind == "context_length" and info.value.attempts == 1
+    assert len(openai_server.requests) == 1
     await model.aclose()

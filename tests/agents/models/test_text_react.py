@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agents.model import Message, Turn, Usage
+from agents.model import CUT_AT_TOKEN_LIMIT, Message, Turn, Usage
 from agents.models import TextReActModel
 from agents.models.text_react import TextFormatError, parse_react, to_text_messages
 from agents.toolenv import FINISH_FUNCTION
@@ -182,3 +182,32 @@ async def test_call_ids_continue_after_history() -> None:
     ]
     turn = await TextReActModel(TextModel(["Action: w\nAction Input: {}"])).complete(history, TOOLS)
     assert turn.tool_calls[0].id == "call_1"
+
+
+class CutModel:
+    """A text-only model whose endpoint cut every reply at max_tokens."""
+
+    name = "cut"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def complete(self, messages, tools, params=None) -> Turn:
+        cut = f"{CUT_AT_TOKEN_LIMIT} before any function call: answer shorter, with one call"
+        return Turn(content=self.text, format_error=cut)
+
+
+async def test_a_cut_reply_says_it_was_cut_unless_its_action_was_complete() -> None:
+    unparsed = await TextReActModel(CutModel("Thought: I should look up the weather in")).complete(
+        [{"role": "user", "content": "Weather in Paris?"}], TOOLS
+    )
+    assert unparsed.format_error is not None
+    assert unparsed.format_error.startswith(CUT_AT_TOKEN_LIMIT + ": no 'Action:' line found")
+    whole = (
+        'Thought: weather\nAction: get_weather_for_weatherapi\nAction Input: {"city": "Paris"}\n'
+    )
+    parsed = await TextReActModel(CutModel(whole + "Observation: it is sunny and the")).complete(
+        [{"role": "user", "content": "Weather in Paris?"}], TOOLS
+    )
+    assert parsed.format_error is None
+    assert parsed.tool_calls[0].arguments == '{"city": "Paris"}'
