@@ -63,6 +63,13 @@ class LaunchSpec(BaseModel):
     )
     context: int | None = Field(default=None, ge=256, description="llamacpp: context tokens.")
     args: list[str] = Field(default_factory=list, description="More arguments for the server.")
+    slots: int | None = Field(
+        default=None,
+        ge=1,
+        description="Requests the client sends at once (llama.cpp's server has one slot); the "
+        "others wait in the client, so a request's timeout measures its generation, not the "
+        "queue. None: no limit.",
+    )
     start_timeout: float = Field(
         default=600.0, gt=0, description="Seconds until /v1/models must answer."
     )

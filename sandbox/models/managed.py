@@ -4,13 +4,14 @@ On the first request (or probe) it asks the alias's ``base_url``: a server that 
 and lists the alias's model in ``/v1/models`` (started by hand, or by another program) is used
 as it is, and so is any server that answers at a ``base_url`` on another machine. When nothing
 of the kind answers on this machine (or the alias has no ``base_url``), it starts the server the
-alias names
-(``sandbox.models.launch``) on a free 127.0.0.1 port, waits until it is ready, and sends every
-request there; ``aclose`` stops it. Each ``ManagedModel`` starts its own server, so each run (each
-strategy of a ``compare``, each judge, each simulator) has its own; runs share a server only when
-one answers at the alias's ``base_url``. A start that failed is not tried again: every later
-request gets the same error. May import ``sandbox.models.launch``,
-``sandbox.models.server_process``, ``sandbox.models.provider`` and ``sandbox.errors`` only.
+alias names (``sandbox.models.launch``) on a free 127.0.0.1 port, waits until it is ready, and
+sends every request there; ``aclose`` stops it. Each ``ManagedModel`` starts its own server, so
+each run (each strategy of a ``compare``, each judge, each simulator) has its own; runs share a
+server only when one answers at the alias's ``base_url``. A start that failed is not tried
+again: every later request gets the same error. With ``launch.slots`` set, at most that many
+requests are in flight at once (llama.cpp has one slot): the others wait here, where no timeout
+runs. May import ``sandbox.models.launch``, ``sandbox.models.server_process``,
+``sandbox.models.provider`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class ManagedModel:
         self._client: OpenAICompatModel | None = None
         self._failed: BaseException | None = None
         self._lock: asyncio.Lock | None = None
+        self._slots = asyncio.Semaphore(self.launch.slots) if self.launch.slots else None
 
     async def ready(self) -> OpenAICompatModel:
         """The client of a server that answers (launching one the first time it is needed)."""
@@ -134,7 +136,10 @@ class ManagedModel:
         params: dict[str, Any] | None = None,
     ) -> Turn:
         client = await self.ready()
-        return await client.complete(messages, tools, params)
+        if self._slots is None:
+            return await client.complete(messages, tools, params)
+        async with self._slots:
+            return await client.complete(messages, tools, params)
 
     async def probe(self) -> list[str]:
         """Ready (launched if need be), then the served model ids."""

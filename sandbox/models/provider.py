@@ -75,6 +75,9 @@ class ModelSpec(BaseModel):
     max_seconds: float | None = Field(
         default=None, description="Per-episode wall-clock default of runs of this model."
     )
+    unescape_html: bool = Field(
+        default=False, description="Unescape HTML entities in the model's replies."
+    )
     base_url_env: str | None = Field(default=None, description="Env var that overrides base_url.")
     price: Price | None = Field(default=None, description="USD per 1M tokens; None costs 0.")
     price_source: str = Field(default="", description="Where the price came from.")

@@ -7,8 +7,8 @@ nothing answers, says how to start a server and how to point elsewhere; the run'
 alone (``sandbox.models.first_call``), so a refused key or model costs one call. An alias with
 ``launch:`` starts its own server when none answers (``sandbox.models.managed``): at the probe,
 or at the first request the cache cannot answer. May import ``sandbox.models.provider``,
-``sandbox.models.cache``, ``sandbox.models.first_call``, ``sandbox.models.managed`` and
-``sandbox.errors`` only.
+``sandbox.models.cache``, ``sandbox.models.first_call``, ``sandbox.models.managed``,
+``sandbox.models.entities`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from agents.model import Model
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
+from sandbox.models.entities import UnescapedModel
 from sandbox.models.first_call import FirstCallGate
 from sandbox.models.managed import ManagedModel
 from sandbox.models.prices import MILLION
@@ -62,6 +63,8 @@ class RemoteModels:
         client: Model = openai_client(spec)
         if spec.tool_calls == "text":
             client = TextReActModel(client)
+        if spec.unescape_html:  # after the text adapter: JSON strings may hold the entities
+            client = UnescapedModel(client)
         self.model = FirstCallGate(client)  # a refused set-up costs one call, not one per episode
         self.cache = RequestCache(settings.cache_path) if settings.cache_path else None
         # What the request is, not where it goes: the same model served from another host

@@ -71,6 +71,12 @@ class ModelEntry(BaseModel):
         description="How to start the server when none answers at base_url "
         "(sandbox.models.launch).",
     )
+    unescape_html: bool = Field(
+        default=False,
+        description="The server HTML-escapes its prompts (llama-cpp-python's "
+        "chatml-function-calling format): unescape the model's replies "
+        "(sandbox.models.entities).",
+    )
     max_seconds: float | None = Field(
         default=None,
         gt=0,
@@ -213,6 +219,7 @@ def resolve_model(
         params=params,
         start_hint=entry.start_hint,
         launch=entry.launch if kind.remote else None,
+        unescape_html=entry.unescape_html,
         max_seconds=entry.max_seconds,
         base_url_env=url_var,
         api_key=api_key or None,

@@ -7,6 +7,7 @@ launcher starts them exactly as it starts a real one; nothing here needs vLLM or
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -30,6 +31,7 @@ from sandbox.models.managed import ManagedModel, is_loopback
 from sandbox.models.remote import endpoint_client, openai_client
 from sandbox.models.server_process import LaunchedServer, free_port
 from sandbox.run.episode import model_budget
+from tests.process_checks import wait_gone
 
 FAKE = Path(__file__).with_name("fake_model_server.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,25 +51,6 @@ def read_record(path: Path) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie (killed, not yet reaped by a parent that is gone) counts as stopped
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.is_file() and stat.read_text().split(")")[-1].split()[0] == "Z")
-
-
-def wait_gone(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return not alive(pid)
 
 
 @pytest.fixture
@@ -425,3 +408,26 @@ def test_runs_share_a_server_started_with_sandbox_launch(tmp_path: Path) -> None
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+async def test_a_single_slot_alias_sends_one_request_at_a_time() -> None:
+    """The others wait in the client, so no request's timeout runs while it queues."""
+    from tests.agents.models.openai_server import ScriptedOpenAIServer, slow, text_reply
+
+    with ScriptedOpenAIServer(models=["SmolLM2-135M-Instruct"]) as server:
+        server.push(slow(text_reply("first"), 0.4), slow(text_reply("second"), 0.4))
+        spec = resolve_model("smollm2-135m", env={}).model_copy(
+            update={"base_url": server.base_url}
+        )
+        assert spec.launch is not None and spec.launch.slots == 1
+        model = openai_client(spec)
+        try:
+            turns = await asyncio.gather(
+                model.complete([{"role": "user", "content": "a"}], []),
+                model.complete([{"role": "user", "content": "b"}], []),
+            )
+        finally:
+            await model.aclose()
+        assert sorted(t.content or "" for t in turns) == ["first", "second"]
+        first, second = server.request_times
+        assert second - first >= 0.35  # the second was sent when the first had its answer
