@@ -59,6 +59,13 @@ class EpisodePlan:
             for task, (strategy, own) in (per_task or {}).items()
         }
 
+    def episodes_at_once(self, concurrency: int) -> int:
+        """The episodes to run at once: ``concurrency``, at most the model's ``launch.slots``.
+        More episodes than a server serves requests would only wait for it in turn, each with
+        its wall clock (``max_seconds``) running while the others are served."""
+        launch = self.model_spec.launch
+        return min(concurrency, launch.slots) if launch and launch.slots else concurrency
+
     def for_task(self, task_id: str) -> tuple[ResolvedStrategy, Budget]:
         """The strategy and budget of the task's episodes."""
         return self.per_task.get(task_id, (self.strategy, self.budget))

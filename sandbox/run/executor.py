@@ -92,7 +92,8 @@ def build_executor(config: RunConfig) -> Executor:
 
 
 class LocalExecutor:
-    """Episodes as asyncio tasks in this process, at most ``executor.concurrency`` at a time."""
+    """Episodes as asyncio tasks in this process, at most ``executor.concurrency`` at a time (and
+    at most the model's ``launch.slots``: ``EpisodePlan.episodes_at_once``)."""
 
     def __init__(self) -> None:
         self._tools: ToolEnvs | None = None
@@ -106,7 +107,7 @@ class LocalExecutor:
         from sandbox.run.episode import run_episode
         from sandbox.tool_envs import open_tool_envs
 
-        limit = asyncio.Semaphore(batch.config.executor.concurrency)
+        limit = asyncio.Semaphore(batch.plan.episodes_at_once(batch.config.executor.concurrency))
         async with open_tool_envs(batch.config, batch.suite, batch.env) as tools:
             self._tools = tools
 

@@ -431,3 +431,26 @@ async def test_a_single_slot_alias_sends_one_request_at_a_time() -> None:
         assert sorted(t.content or "" for t in turns) == ["first", "second"]
         first, second = server.request_times
         assert second - first >= 0.35  # the second was sent when the first had its answer
+
+
+def test_a_run_of_a_single_slot_alias_runs_one_episode_at_a_time(tmp_path: Path) -> None:
+    """More episodes than the server has slots would wait in turn with their wall clocks
+    running: the run caps them at the model's slots, whatever --concurrency says."""
+    from sandbox.run import run_suite
+    from sandbox.store import read_trajectories
+    from sandbox.store.config import RunConfig
+    from tests.agents.models.openai_server import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer(models=["SmolLM2-135M-Instruct"]) as server:
+        config = RunConfig(
+            agent="react",
+            model="smollm2-135m",
+            tasks=["g1_flight_baggage", "g1_call_time_tokyo", "g1_convert_eur_jpy"],
+            concurrency=4,
+            out=str(tmp_path),
+        )
+        env = {"SANDBOX_SMOLLM2_135M_BASE_URL": server.base_url}
+        result = run_suite(config, env=env, show_progress=False)
+    spans = sorted((t.started_at, t.ended_at) for t in read_trajectories(result.path))
+    assert len(spans) == 3
+    assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
