@@ -20,6 +20,7 @@ from bench import (
     miss_bench,
     mock_tools_bench,
     ray_bench,
+    realmodel_bench,
     startup_bench,
     stb_bench,
     store_bench,
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "view": view_bench.run,
     "ray": ray_bench.run,
     "external": external_bench.run,
+    "realmodel": realmodel_bench.run,
 }
 
 
