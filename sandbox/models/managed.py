@@ -10,19 +10,22 @@ each run (each strategy of a ``compare``, each judge, each simulator) has its ow
 server only when one answers at the alias's ``base_url``. A start that failed is not tried
 again: every later request gets the same error. With ``launch.slots`` set, at most that many
 requests are in flight at once (llama.cpp has one slot): the others wait here, where no timeout
-runs. May import ``sandbox.models.launch``, ``sandbox.models.server_process``,
-``sandbox.models.provider`` and ``sandbox.errors`` only.
+runs; and after a timeout the slot is held until the server is done with the abandoned request
+(``_drain``), so the next request does not time out behind it. May import
+``sandbox.models.launch``, ``sandbox.models.server_process``, ``sandbox.models.provider`` and
+``sandbox.errors`` only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from agents.errors import ModelUnreachable
+from agents.errors import ModelError, ModelUnreachable
 from agents.model import Message, Turn
 from sandbox.errors import ModelUnreachableError
 from sandbox.models.launch import SERVER_KINDS, hand_command, missing_launcher, server_command
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_HAND_PORT", "ManagedModel", "is_loopback"]
 
+DRAIN: list[Message] = [{"role": "user", "content": "."}]
+"""The one-token request that waits out an abandoned generation on a single-slot server."""
 DEFAULT_HAND_PORT = 8080
 """The port of the hand-started command shown for an alias without a ``base_url``."""
 
@@ -139,7 +144,19 @@ class ManagedModel:
         if self._slots is None:
             return await client.complete(messages, tools, params)
         async with self._slots:
-            return await client.complete(messages, tools, params)
+            try:
+                return await client.complete(messages, tools, params)
+            except ModelError as e:
+                if e.kind == "timeout":
+                    await self._drain(client)
+                raise
+
+    async def _drain(self, client: OpenAICompatModel) -> None:
+        """After a timeout the server still generates for the abandoned request (llama.cpp does
+        not notice the closed connection): hold the slot until a one-token request, queued
+        behind that generation, is answered, so the next request does not time out waiting."""
+        with contextlib.suppress(ModelError):
+            await client.complete(DRAIN, [], {"max_tokens": 1})
 
     async def probe(self) -> list[str]:
         """Ready (launched if need be), then the served model ids."""

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.errors import ModelError
 from sandbox.errors import ModelUnreachableError
 from sandbox.models import resolve_model
 from sandbox.models.launch import (
@@ -454,3 +455,26 @@ def test_a_run_of_a_single_slot_alias_runs_one_episode_at_a_time(tmp_path: Path)
     spans = sorted((t.started_at, t.ended_at) for t in read_trajectories(result.path))
     assert len(spans) == 3
     assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+
+
+async def test_after_a_timeout_a_single_slot_alias_waits_out_the_abandoned_generation() -> None:
+    """llama.cpp goes on generating for a request the client gave up on: the slot is held until
+    a one-token request queued behind it is answered, and only then is the next request sent."""
+    from tests.agents.models.openai_server import ScriptedOpenAIServer, slow, text_reply
+
+    with ScriptedOpenAIServer(models=["SmolLM2-135M-Instruct"]) as server:
+        server.push(slow(text_reply("too late"), 1.0), text_reply("."), text_reply("next"))
+        spec = resolve_model("smollm2-135m", env={}).model_copy(
+            update={"base_url": server.base_url, "timeout": 0.3}
+        )
+        model = openai_client(spec)
+        try:
+            with pytest.raises(ModelError) as info:
+                await model.complete([{"role": "user", "content": "a"}], [])
+            assert info.value.kind == "timeout" and info.value.attempts == 1
+            turn = await model.complete([{"role": "user", "content": "b"}], [])
+        finally:
+            await model.aclose()
+    assert turn.content == "next"
+    asked = [(r["messages"][-1]["content"], r.get("max_tokens")) for r in server.requests]
+    assert asked == [("a", 256), (".", 1), ("b", 256)]
