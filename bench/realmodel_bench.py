@@ -43,9 +43,17 @@ MAX_CALLS = 6
 SHARE_GOAL = 0.02
 
 
-async def _start_stop() -> float:
-    model = openai_client(resolve_model(ALIAS, env={"SANDBOX_SMOLLM2_135M_BASE_URL": ""}))
+def _launcher(alias: str) -> ManagedModel:
+    """The alias's client, which launches its own server (a server at its base URL is not
+    asked)."""
+    spec = resolve_model(alias, env={}).model_copy(update={"base_url": None})
+    model = openai_client(spec)
     assert isinstance(model, ManagedModel)
+    return model
+
+
+async def _start_stop() -> float:
+    model = _launcher(ALIAS)
     try:
         await model.probe()
         assert model.server is not None and model.server.started_seconds is not None
@@ -85,19 +93,17 @@ async def _run(url: str, agent: str, alias: str, tasks: list[str], out: str) -> 
 
 
 async def _runs(tasks: list[str]) -> dict[str, dict[str, Any]]:
-    model = openai_client(resolve_model(ALIAS, env={"SANDBOX_SMOLLM2_135M_BASE_URL": ""}))
-    assert isinstance(model, ManagedModel)
     figures: dict[str, dict[str, Any]] = {}
-    try:
-        await model.probe()
-        assert model.server is not None
-        with tempfile.TemporaryDirectory() as out:
-            for agent, alias in RUNS:
-                figures[f"{agent}/{alias}"] = await _run(
-                    model.server.base_url, agent, alias, tasks, out
-                )
-    finally:
-        await model.aclose()
+    with tempfile.TemporaryDirectory() as out:
+        for agent, alias in RUNS:
+            model = _launcher(alias)  # each alias's own server, as its runs launch it
+            try:
+                await model.probe()
+                assert model.server is not None
+                url = model.server.base_url
+                figures[f"{agent}/{alias}"] = await _run(url, agent, alias, tasks, out)
+            finally:
+                await model.aclose()
     return figures
 
 
