@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agents.model import CUT_AT_TOKEN_LIMIT, Message, Model, ToolCall, Turn
+from agents.models.wrapper import ModelWrapper
 
 _ACTION = re.compile(r"^[ \t]*Action[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _ACTION_INPUT = re.compile(r"^[ \t]*Action[ \t]*Input[ \t]*:", re.IGNORECASE | re.MULTILINE)
@@ -194,29 +195,11 @@ def parse_react(text: str) -> ParsedAction:
 # -- the adapter ---------------------------------------------------------------------------
 
 
-class TextReActModel:
+class TextReActModel(ModelWrapper):
     """Wraps a text-only ``Model`` (called with no tools) into a tool-calling one."""
 
     def __init__(self, inner: Model, *, name: str | None = None) -> None:
-        self.inner = inner
-        self.name = name or f"text-react:{inner.name}"
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """The wrapped client's request parameters (what a trajectory records of the model)."""
-        params = getattr(self.inner, "params", None)
-        return dict(params) if isinstance(params, dict) else {}
-
-    async def probe(self) -> Any:
-        """The wrapped client's endpoint probe (None when it has none)."""
-        probe = getattr(self.inner, "probe", None)
-        return await probe() if probe is not None else None
-
-    async def aclose(self) -> None:
-        """Close the wrapped client, if it holds one."""
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            await close()
+        super().__init__(inner, name=name or f"text-react:{inner.name}")
 
     async def complete(
         self,

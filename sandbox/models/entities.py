@@ -18,7 +18,8 @@ import json
 import re
 from typing import Any
 
-from agents.model import Message, Model, ToolCall, Turn
+from agents.model import Message, ToolCall, Turn
+from agents.models.wrapper import ModelWrapper
 
 __all__ = ["UnescapedModel", "unescape_arguments", "unescape_turn"]
 
@@ -57,17 +58,8 @@ def unescape_turn(turn: Turn) -> Turn:
     return turn.model_copy(update={"content": content, "tool_calls": calls})
 
 
-class UnescapedModel:
+class UnescapedModel(ModelWrapper):
     """A model whose replies are unescaped (see the module docstring)."""
-
-    def __init__(self, inner: Model) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    @property
-    def params(self) -> dict[str, Any]:
-        params = getattr(self.inner, "params", None)
-        return dict(params) if isinstance(params, dict) else {}
 
     async def complete(
         self,
@@ -76,12 +68,3 @@ class UnescapedModel:
         params: dict[str, Any] | None = None,
     ) -> Turn:
         return unescape_turn(await self.inner.complete(messages, tools, params))
-
-    async def probe(self) -> Any:
-        probe = getattr(self.inner, "probe", None)
-        return await probe() if probe is not None else None
-
-    async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            await close()
