@@ -133,7 +133,7 @@ def test_trajectories_hold_the_usage_the_server_counted(
             assert node["usage"]["prompt_tokens"] > 0 and node["usage"]["completion_tokens"] > 0
             assert node["latency_ms"] > 0
         assert t["usage"]["prompt_tokens"] == sum(n["usage"]["prompt_tokens"] for n in model_nodes)
-        assert t["model"]["params"]["max_tokens"] == 256  # the alias's bound on a generation
+        assert t["model"]["params"]["max_tokens"] == 192  # the alias's bound on a generation
 
 
 def test_no_server_outlives_its_run(runs: dict[str, RealRun], mark: str) -> None:

@@ -477,4 +477,4 @@ async def test_after_a_timeout_a_single_slot_alias_waits_out_the_abandoned_gener
             await model.aclose()
     assert turn.content == "next"
     asked = [(r["messages"][-1]["content"], r.get("max_tokens")) for r in server.requests]
-    assert asked == [("a", 256), (".", 1), ("b", 256)]
+    assert asked == [("a", 192), (".", 1), ("b", 192)]
