@@ -75,17 +75,6 @@ async def test_model_error_is_infra() -> None:
     assert t.nodes[-1].kind == "error" and t.chosen_path == [0, 1]
 
 
-async def test_a_request_longer_than_the_context_is_a_spent_budget_not_infra() -> None:
-    """The history outgrew the model's context: running the episode again would overflow again,
-    so it ends as a budget, counted against the agent, not as an infrastructure error."""
-    overflow = ModelError("the prompt is longer than the context", kind="context_length")
-    t = await run(ScriptedModel([call("search"), overflow]))
-    assert t.status is Status.budget_exhausted and t.end_reason == "budget:context"
-    assert not t.infra_error and t.errors == []
-    assert t.nodes[-1].kind == "error" and t.nodes[-1].error is not None
-    assert t.nodes[-1].error.startswith("context_length:")
-
-
 def expensive(name: str) -> Turn:
     turn = call(name)
     turn.usage = Usage(prompt_tokens=600, completion_tokens=100, cost=0.5)

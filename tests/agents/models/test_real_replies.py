@@ -139,7 +139,7 @@ async def test_arguments_that_fail_to_parse_are_answered_not_sent() -> None:
         assert call.observation.error and "invalid arguments" in call.observation.error
 
 
-async def test_the_real_servers_overflow_answer_ends_the_episode_on_the_context_budget() -> None:
+async def test_the_real_servers_overflow_answer_ends_the_episode_as_a_context_overflow() -> None:
     assert OVERFLOW["status"] == 400
     client = served(OVERFLOW["status"], OVERFLOW["body"])
     with pytest.raises(ModelError) as info:
@@ -157,5 +157,5 @@ async def test_the_real_servers_overflow_answer_ends_the_episode_on_the_context_
         )
     )
     await client.aclose()
-    assert traj.status.value == "budget_exhausted" and traj.end_reason == "budget:context"
+    assert traj.status.value == "context_overflow" and traj.end_reason == "context_overflow"
     assert not traj.infra_error
