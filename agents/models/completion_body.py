@@ -1,10 +1,10 @@
 """What a chat-completion body must be before anything reads it: ``read_completion``.
 
-An endpoint's answer is data from outside. ``read_completion(body, endpoint)`` takes the raw
-bytes of a 200 answer and returns the completion (the ``openai`` package's ``ChatCompletion``,
-built from the checked body), or raises ``EndpointError`` of kind ``malformed``, which the client
-retries like a 5xx and, when it persists, the loop records as an infrastructure error (never a
-harness error, never the agent's). Malformed means any of:
+An endpoint's answer is data from outside. ``checked_completion(body, endpoint)`` takes the raw
+bytes of a 200 answer and returns the completion (the parsed object, checked; ``read_completion``
+gives it as the ``openai`` package's ``ChatCompletion``), or raises ``EndpointError`` of kind
+``malformed``, which the client retries like a 5xx and, when it persists, the loop records as an
+infrastructure error (never a harness error, never the agent's). Malformed means any of:
 
 - not UTF-8, not JSON, or nested deeper than ``MAX_DEPTH`` levels;
 - not an object, no ``choices`` list with a first choice holding a ``message`` object;
@@ -26,7 +26,13 @@ from typing import Any
 
 from agents.models.openai_errors import EndpointError
 
-__all__ = ["MAX_DEPTH", "MAX_TOKENS_PER_CALL", "completion_problem", "read_completion"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_TOKENS_PER_CALL",
+    "checked_completion",
+    "completion_problem",
+    "read_completion",
+]
 
 MAX_DEPTH = 64
 """Nesting levels a completion body may have (the mock tool server's limit for its bodies)."""
@@ -111,9 +117,10 @@ def _arguments_as_text(body: dict[str, Any]) -> None:
             function["arguments"] = json.dumps(function["arguments"], ensure_ascii=False)
 
 
-def read_completion(body: bytes, *, endpoint: str) -> Any:
-    """The completion in ``body`` (an ``openai`` ``ChatCompletion``); ``EndpointError`` of kind
-    ``malformed`` saying what is wrong when it is none (see the module doc)."""
+def checked_completion(body: bytes, *, endpoint: str) -> dict[str, Any]:
+    """The completion in ``body`` as the parsed JSON object, tool-call arguments as text;
+    ``EndpointError`` of kind ``malformed`` saying what is wrong when it is none (see the
+    module doc)."""
 
     def malformed(why: str) -> EndpointError:
         return EndpointError(
@@ -134,6 +141,13 @@ def read_completion(body: bytes, *, endpoint: str) -> Any:
     if problem is not None:
         raise malformed(problem)
     _arguments_as_text(parsed)
+    return parsed
+
+
+def read_completion(body: bytes, *, endpoint: str) -> Any:
+    """The completion in ``body`` as the ``openai`` package's ``ChatCompletion`` (built from
+    ``checked_completion``'s object, without validation)."""
+    parsed = checked_completion(body, endpoint=endpoint)
     from openai.types.chat import ChatCompletion  # only where a remote model is used
 
     return ChatCompletion.construct(**parsed)

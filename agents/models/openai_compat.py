@@ -20,7 +20,8 @@ import openai
 
 from agents.errors import ModelError, ModelUnreachable
 from agents.model import CUT_AT_TOKEN_LIMIT, Message, ToolCall, Turn, Usage
-from agents.models.completion_body import read_completion
+from agents.models.chat_request import WireShape
+from agents.models.completion_body import checked_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
 from agents.models.openai_errors import translate_openai_error
 from agents.models.retry import RetryPolicy, call_with_retries
@@ -105,6 +106,7 @@ class OpenAICompatModel:
             timeout=timeout,
             **client_kwargs,
         )
+        self._wire = WireShape()
 
     # -- Model protocol ----------------------------------------------------------------------
 
@@ -131,7 +133,7 @@ class OpenAICompatModel:
         started = time.perf_counter()
         attempts = 0
 
-        async def attempt() -> Any:
+        async def attempt() -> dict[str, Any]:
             nonlocal attempts
             attempts += 1
             return await self._create(request)
@@ -142,46 +144,55 @@ class OpenAICompatModel:
         turn.retries = attempts - 1
         return turn
 
-    async def _create(self, request: dict[str, Any]) -> Any:
-        """One request; the raw body is checked before anything reads it (``read_completion``:
-        a body that is no valid completion is a retried ``malformed`` error)."""
-        create = self._client.chat.completions.with_raw_response.create
+    async def _create(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One request, as ``chat.completions.with_raw_response.create`` sends it but without
+        its per-call type-hint walk (``agents.models.chat_request``); the raw body is checked
+        before anything reads it (``checked_completion``: a body that is no valid completion is
+        a retried ``malformed`` error)."""
         try:
-            raw = await create(**request, timeout=self.timeout)
+            wire = await self._wire.prepare(request, timeout=self.timeout)
+            if wire is None:
+                create = self._client.chat.completions.with_raw_response.create
+                raw = await create(**request, timeout=self.timeout)
+            else:
+                raw = await self._client.post(wire.path, body=wire.body, **wire.kwargs)
         except openai.OpenAIError as e:
             raise translate_openai_error(e, endpoint=self.endpoint) from e
-        return read_completion(raw.http_response.content, endpoint=self.endpoint)
+        return checked_completion(raw.http_response.content, endpoint=self.endpoint)
 
-    def _to_turn(self, response: Any) -> Turn:
-        choice = response.choices[0]
-        message = choice.message
-        calls = [
-            ToolCall(
-                id=tc.id or f"call_{i}",
-                name=tc.function.name,
-                arguments=tc.function.arguments if tc.function.arguments is not None else "{}",
+    def _to_turn(self, completion: dict[str, Any]) -> Turn:
+        """The turn of a checked completion (plain dicts: no typed objects are built)."""
+        message = completion["choices"][0]["message"]
+        calls = []
+        for i, tc in enumerate(message.get("tool_calls") or []):
+            function = tc["function"]
+            arguments = function.get("arguments")
+            calls.append(
+                ToolCall(
+                    id=tc.get("id") or f"call_{i}",
+                    name=function["name"],
+                    arguments=arguments if arguments is not None else "{}",
+                )
             )
-            for i, tc in enumerate(message.tool_calls or [])
-            if getattr(tc, "function", None) is not None
-        ]
         usage = Usage()
-        if response.usage is not None:
-            prompt = response.usage.prompt_tokens or 0
-            completion = response.usage.completion_tokens or 0
+        counts = completion.get("usage")
+        if counts is not None:
+            prompt = counts.get("prompt_tokens") or 0
+            done = counts.get("completion_tokens") or 0
             usage = Usage(
                 prompt_tokens=prompt,
-                completion_tokens=completion,
-                cost=self._cost(prompt, completion, _cached_tokens(response.usage)),
+                completion_tokens=done,
+                cost=self._cost(prompt, done, _cached_tokens(counts)),
             )
         cut = None
-        if getattr(choice, "finish_reason", None) == "length" and not calls:
+        if completion["choices"][0].get("finish_reason") == "length" and not calls:
             cut = f"{CUT_AT_TOKEN_LIMIT} before any function call: answer shorter, with one call"
         return Turn(
-            content=message.content,
+            content=message.get("content"),
             tool_calls=calls,
             usage=usage,
             format_error=cut,
-            raw=response.model_dump(mode="json", exclude_none=True),
+            raw=completion,
         )
 
     def _cost(self, prompt: int, completion: int, cached: int) -> float:
@@ -241,8 +252,8 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def _cached_tokens(usage: Any) -> int:
+def _cached_tokens(usage: dict[str, Any]) -> int:
     """Prompt tokens the provider served from its cache (0 when it does not say)."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    return cached if isinstance(cached, int) else 0
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return cached if isinstance(cached, int) and not isinstance(cached, bool) else 0
