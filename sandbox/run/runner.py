@@ -4,8 +4,9 @@ One call does, in order: load the suite, resolve the strategy and the model thro
 registries, probe a remote model (before any folder is written), hand the episodes to the run's
 executor (``sandbox.run.executor``: local asyncio with the run's tools opened once, or Ray), which
 runs them with bounded concurrency (each with its own model, tool env scope and agent), append
-each trajectory to the run folder as it comes back, then score the run with the evaluator and
-write its report.
+each trajectory to the run folder as it comes back (group-committed off the event loop:
+``sandbox.store.group_commit``; an episode counts as finished once its line is durable), then
+score the run with the evaluator and write its report.
 
 ``resume_run(path)`` continues a run from its folder: finished episodes are kept, episodes that
 ended on an infrastructure or harness error are run again, nothing is duplicated. May import
@@ -55,6 +56,7 @@ from sandbox.store import (
     SuiteInfo,
     make_run_id,
 )
+from sandbox.store.group_commit import GroupCommit
 from sandbox.store.manifest import git_sha, package_versions
 from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
@@ -249,7 +251,7 @@ async def _execute(
         await plan.models.probe()
         if store is None:
             store = _create_store(plan)  # only now: a run that cannot start leaves no folder
-            finished: dict[EpisodeKey, Trajectory] = {}
+            finished: dict[EpisodeKey, float] = {}
         else:
             _check_resumable(store, plan)
             finished = store.compact()
@@ -289,12 +291,12 @@ async def _run_stored(
     store: RunStore,
     executor: Executor,
     todo: list[tuple[Task, int]],
-    finished: Mapping[EpisodeKey, Trajectory],
+    finished: Mapping[EpisodeKey, float],
     show_progress: bool,
 ) -> RunStatus:
     """Run ``todo`` into ``store``; on the way out the manifest says how it ended."""
     config = plan.config
-    spend = RunSpend(config.budget.max_run_cost, sum(t.usage.cost for t in finished.values()))
+    spend = RunSpend(config.budget.max_run_cost, sum(finished.values()))
     status: RunStatus = "failed"
     try:
         with _terminated_as_cancelled() as stop:
@@ -313,12 +315,16 @@ async def _run_stored(
                     env=plan.env,
                     spend=spend,
                 )
+                commit = GroupCommit(store)
                 try:
-                    await executor.run(batch, _keep(store, progress, executor, spend))
+                    await executor.run(batch, _keep(commit, progress, executor, spend))
+                    await commit.drain()  # the run's episodes are durable before it is scored
                 except asyncio.CancelledError:
                     if stop.signal is None:
                         raise
                     raise RunInterrupted(stop.signal) from None
+                finally:
+                    commit.close()  # what finished is written even when the run stops
         status = "completed"
         if spend.skipped:
             status = "stopped"
@@ -380,24 +386,33 @@ def _forget_empty(store: RunStore) -> None:
     shutil.rmtree(store.path, ignore_errors=True)
 
 
-def _keep(store: RunStore, progress: RunProgress, executor: Executor, spend: RunSpend) -> OnResult:
-    """What the runner does with each finished episode, whatever ran it: append it to the run
-    folder (the only writer), count its cost against the run budget, then show it."""
+def _keep(
+    commit: GroupCommit, progress: RunProgress, executor: Executor, spend: RunSpend
+) -> OnResult:
+    """What the runner does with each finished episode, whatever ran it: count its cost against
+    the run budget, hand its line to the run folder's group commit (the only writer), and show
+    it once the line is durable. Nothing of the trajectory is kept but its line until then."""
 
     def done(task: Task, trial: int, traj: Trajectory) -> None:
+        commit.check()  # a group that could not be written stops the run here
         spend.spent += traj.usage.cost
-        store.append(traj)
-        label = label_episode(traj, task)
-        progress.record(
-            label.label,
-            episode=f"{task.id}#{trial}",
-            status=traj.status.value,
-            error=traj.infra_error,  # as the scores count it: left out and listed
-            model_calls=traj.usage.model_calls,
-            tokens=traj.usage.tokens,
-            retries=traj.usage.model_retries,
-            simulator_retries=tools_report(executor).get("simulator", {}).get("retries", 0),
-        )
+        label = label_episode(traj, task).label
+        episode, status, error = f"{task.id}#{trial}", traj.status.value, traj.infra_error
+        usage = traj.usage
+
+        def durable() -> None:
+            progress.record(
+                label,
+                episode=episode,
+                status=status,
+                error=error,  # as the scores count it: left out and listed
+                model_calls=usage.model_calls,
+                tokens=usage.tokens,
+                retries=usage.model_retries,
+                simulator_retries=tools_report(executor).get("simulator", {}).get("retries", 0),
+            )
+
+        commit.submit(traj.to_json_line().encode("utf-8"), durable)
 
     return done
 

@@ -4,10 +4,11 @@
 
     runs/<run-id>/
         manifest.json       Manifest: config, suite fingerprint, versions, git sha, status, times
-        trajectories.jsonl  one Trajectory per finished episode, appended and fsynced one by one
+        trajectories.jsonl  one Trajectory per finished episode, appended and fsynced in groups
         scores.json         written at the end of the run
 
-Crash safety: each trajectory is one ``write`` of a whole line on an ``O_APPEND`` descriptor,
+Crash safety: each group of trajectories (``append_lines``; a run's ``GroupCommit`` writes the
+episodes that finished together) is one ``write`` of whole lines on an ``O_APPEND`` descriptor,
 followed by ``fsync``, under a lock. A crash can at worst leave a torn last line; opening the store
 for appending cuts it. Readers ignore a torn last line. Resuming compacts the file (atomically)
 to one line per episode, dropping infrastructure- and harness-error episodes so they run again.
@@ -20,6 +21,7 @@ import contextlib
 import errno
 import os
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -38,6 +40,7 @@ __all__ = [
     "TRAJECTORIES",
     "RunStore",
     "needs_rerun",
+    "iter_trajectories",
     "read_trajectories",
     "run_folder",
 ]
@@ -150,24 +153,42 @@ class RunStore:
         """The latest trajectory of each episode, in file order of that latest line."""
         return read_trajectories(self.path)
 
-    def compact(self) -> dict[EpisodeKey, Trajectory]:
+    def compact(self) -> dict[EpisodeKey, float]:
         """Rewrite the file atomically: one line per finished episode, infra errors dropped.
 
-        Returns the finished episodes by key. Run before resuming, so re-runs never duplicate.
-        """
+        Returns the cost (USD) of each finished episode, by key. Run before resuming, so re-runs
+        never duplicate. Streams the file twice (which line to keep per episode, then those
+        lines), so no trajectory is held beyond the one being read."""
         self.close()
-        kept = {
-            (t.scenario_id, t.trial): t for t in read_trajectories(self.path) if not needs_rerun(t)
-        }
-        _write_atomic(self.trajectories_path, "".join(t.to_json_line() for t in kept.values()))
-        return kept
+        chosen: dict[EpisodeKey, int] = {}
+        costs: dict[EpisodeKey, float] = {}
+        for lineno, traj in iter_trajectories(self.trajectories_path):
+            if needs_rerun(traj):
+                continue
+            key = (traj.scenario_id, traj.trial)
+            chosen[key] = lineno  # the latest line, in the place of the first (a dict's order)
+            costs[key] = traj.usage.cost
+        keep = set(chosen.values())
+        order = {lineno: i for i, lineno in enumerate(chosen.values())}
+        kept = (
+            (order[lineno], traj.to_json_line())
+            for lineno, traj in iter_trajectories(self.trajectories_path)
+            if lineno in keep
+        )
+        _write_lines_atomic(self.trajectories_path, kept, len(order))
+        return costs
 
     def append(self, trajectory: Trajectory) -> None:
-        """Append one trajectory as one line, then fsync. Safe from several threads.
+        """Append one trajectory as one line, then fsync (``append_lines``)."""
+        self.append_lines([trajectory.to_json_line().encode("utf-8")])
 
-        A write that fails (a full disk, a file size limit) leaves the file as it was: the
-        episode is not stored, the run stops with a ``RunError`` and resumes from there."""
-        data = trajectory.to_json_line().encode("utf-8")
+    def append_lines(self, lines: list[bytes]) -> None:
+        """Append whole trajectory lines with one ``write``, then one ``fsync``. Safe from
+        several threads (a run appends from its group-commit thread: ``GroupCommit``).
+
+        A write that fails (a full disk, a file size limit) leaves the file as it was: none of
+        the lines is stored, the run stops with a ``RunError`` and resumes from there."""
+        data = b"".join(lines)
         with self._lock:
             try:
                 fd = self._open_fd()
@@ -236,28 +257,34 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
         if path.is_dir() and (path / MANIFEST).exists():
             return []
         raise RunError(f"{path}: no {TRAJECTORIES} here (is it a run folder?)")
-    raw = file.read_bytes()
-    lines = raw.split(b"\n")
-    lines.pop()  # bytes after the last newline: an unfinished write, never an episode
-    with paused_gc():
-        return _latest_per_episode(file, lines)
-
-
-def _latest_per_episode(file: Path, lines: list[bytes]) -> list[Trajectory]:
     latest: dict[EpisodeKey, Trajectory] = {}
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            traj = Trajectory.model_validate_json(line)
-        except ValidationError as e:
-            raise RunError(
-                f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
-            ) from e
-        key = (traj.scenario_id, traj.trial)
-        latest.pop(key, None)
-        latest[key] = traj
+    with paused_gc():
+        for _, traj in iter_trajectories(file):
+            key = (traj.scenario_id, traj.trial)
+            latest.pop(key, None)
+            latest[key] = traj
     return list(latest.values())
+
+
+def iter_trajectories(file: Path) -> Iterator[tuple[int, Trajectory]]:
+    """Every whole line of a trajectories file as ``(line number, Trajectory)``, in file order
+    (blank lines and a torn last line skipped; a bad line is a ``RunError``). Nothing is kept:
+    one trajectory at a time is in memory."""
+    if not file.exists():
+        return
+    with file.open("rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.endswith(b"\n"):
+                return  # bytes after the last newline: an unfinished write, never an episode
+            if not line.strip():
+                continue
+            try:
+                traj = Trajectory.model_validate_json(line)
+            except ValidationError as e:
+                raise RunError(
+                    f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
+                ) from e
+            yield lineno, traj
 
 
 def _cut_torn_tail(fd: int) -> None:
@@ -279,9 +306,23 @@ def _cut_torn_tail(fd: int) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    _write_lines_atomic(path, iter([(0, text)]), 1)
+
+
+def _write_lines_atomic(path: Path, lines: Iterator[tuple[int, str]], count: int) -> None:
+    """Write ``count`` texts, each given once with its place, in place order, atomically. Texts
+    given in place order go straight to the file; the others wait until their turn."""
     tmp = path.with_name(path.name + ".tmp")
+    waiting: dict[int, str] = {}
+    at = 0
     with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
+        for place, text in lines:
+            waiting[place] = text
+            while at in waiting:
+                fh.write(waiting.pop(at))
+                at += 1
+        if at != count or waiting:
+            raise RunError(f"{path}: changed while it was rewritten")
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
