@@ -690,15 +690,26 @@ class IndexedRecordings(Sequence[Recording]):
 # -- the cache -----------------------------------------------------------------------------------
 
 
-def cache_locations(root: Path, fingerprint: str, cache_dir: str | Path | None) -> list[Path]:
-    """Where an index may be cached, in the order tried: beside the suite, then the cache dir
-    (``cache_dir``, else ``$MOCK_TOOLS_CACHE_DIR``, else ``~/.cache/mock_tools``), then the
-    temp dir."""
-    name = f"recordings-{fingerprint.split(':')[-1][:32]}.idx"
+def cache_locations(
+    root: Path, fingerprint: str, cache_dir: str | Path | None, *, beside: str = CACHE_NAME
+) -> list[Path]:
+    """Where an index (or another cache of the suite named ``beside`` in its ``.cache``) may be
+    cached, in the order tried: beside the suite, then the cache dir (``cache_dir``, else
+    ``$MOCK_TOOLS_CACHE_DIR``, else ``~/.cache/mock_tools``), then the temp dir (the last two
+    named by the fingerprint)."""
+    stem, _, suffix = beside.partition(".")
+    name = f"{stem}-{fingerprint.split(':')[-1][:32]}.{suffix}"
     home = cache_dir or os.environ.get("MOCK_TOOLS_CACHE_DIR")
     fallback = Path(home) if home else Path.home() / ".cache" / "mock_tools"
     tmp = Path(tempfile.gettempdir()) / f"mock_tools-{os.getuid() if hasattr(os, 'getuid') else 0}"
-    return [root / ".cache" / CACHE_NAME, fallback / name, tmp / name]
+    return [root / ".cache" / beside, fallback / name, tmp / name]
+
+
+def trusted_locations(places: list[Path], *, create: bool) -> list[Path]:
+    """``cache_locations`` that may be used: the shared temp dir's only when its folder is this
+    user's own (made so first when ``create``)."""
+    *own, shared = places
+    return [*own, *([shared] if _private_dir(shared.parent, create=create) else [])]
 
 
 def _valid(data: mmap.mmap | bytes, fingerprint: str) -> bool:
@@ -743,10 +754,13 @@ def _private_dir(folder: Path, *, create: bool) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o022 and folder.is_dir()
 
 
-def _write(path: Path, data: bytes) -> bool:
+def write_cache_file(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (a temporary file beside it, then a rename);
+    False when it cannot be written there."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".recordings-", suffix=".tmp")
+        prefix = f".{path.name.split('.')[0].split('-')[0]}-"
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     except OSError:
         return False
     try:
@@ -780,15 +794,15 @@ def open_index(
     """The suite's index: a valid cached one, else built now and cached where it can be
     written (kept in memory when nowhere can). Raises ``SuiteError`` for a bad line."""
     root = Path(root)
-    *places, shared = cache_locations(root, fingerprint, cache_dir)
+    places = cache_locations(root, fingerprint, cache_dir)
     # The temp dir is shared: only a folder of our own there is trusted (made when written to).
-    for place in [*places, *([shared] if _private_dir(shared.parent, create=False) else [])]:
+    for place in trusted_locations(places, create=False):
         cached = _open_cached(place, fingerprint)
         if cached is not None:
             return RecordingIndex(root, cached, path=place, cache_size=cache_size)
     data = build_index(root, fingerprint, schemas)
-    for place in [*places, *([shared] if _private_dir(shared.parent, create=True) else [])]:
-        if _write(place, data):
+    for place in trusted_locations(places, create=True):
+        if write_cache_file(place, data):
             cached = _open_cached(place, fingerprint)
             if cached is not None:
                 return RecordingIndex(root, cached, path=place, cache_size=cache_size)

@@ -8,12 +8,13 @@ numbers too long to read, nesting too deep, a duplicate tool name or task id, an
 dangling link, a folder named like a file). This is what every command that reads a suite
 loads; ``mock_tools.validate.load_valid_suite`` adds the checks ``validate`` makes, for the
 commands that use the suite (run, serve). Imports ``mock_tools.models``, ``recording_index``,
-``yaml_text`` and ``errors`` only.
+``suite_cache``, ``yaml_text`` and ``errors`` only.
 """
 
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import os
 from collections.abc import Iterator, Sequence
@@ -32,6 +33,7 @@ from mock_tools.recording_index import (
     decode_line,
     open_index,
 )
+from mock_tools.suite_cache import SuiteDocs, cached_docs, store_docs
 from mock_tools.yaml_text import MAX_YAML_BYTES, YamlLimitExceeded, load_yaml
 
 
@@ -70,11 +72,27 @@ class Suite:
 
 def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suite:
     """Load and validate a suite folder, or a task file (``load_task_file``). Raises
+    ``SuiteError`` naming the file and field (see ``_load_suite``). The cyclic collector is
+    paused meanwhile (the models of thousands of tasks hold no cycles; its passes over them
+    were half of a cached load)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_suite(path, cache_dir=cache_dir)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suite:
+    """Load and validate a suite folder, or a task file (``load_task_file``). Raises
     ``SuiteError`` naming the file and field.
 
     Recordings are not decoded: ``recordings`` reads them through the suite's compact index
     (``mock_tools.recording_index``), built on first load and cached by fingerprint (beside the
-    suite, else in ``cache_dir``). Each recording is fully validated when it is read."""
+    suite, else in ``cache_dir``). Each recording is fully validated when it is read. The YAML
+    documents are cached the same way (``mock_tools.suite_cache``): a suite loaded before is
+    validated from them, without parsing YAML."""
     root = Path(path)
     if root.is_file() and root.suffix in TASK_FILE_SUFFIXES:
         return load_task_file(root)
@@ -83,12 +101,18 @@ def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suit
     meta_file = root / "suite.yaml"
     if not meta_file.is_file():
         raise SuiteError("missing suite.yaml (a suite folder needs one)", file=str(root))
-    meta = _model(SuiteMeta, _yaml(meta_file), meta_file)
+    try:
+        digest: str | None = fingerprint(root)
+    except OSError:  # an unreadable file: reading the YAML says which (as it always did)
+        digest = None
+    cached = cached_docs(root, digest, cache_dir) if digest else None
+    docs = _Documents(root, cached)
+    meta = _model(SuiteMeta, docs.meta(), meta_file)
 
     _check_entries(root)
     tools: dict[str, ToolSpec] = {}
-    for f in sorted((root / "tools").glob("*.y*ml")):
-        for i, doc in _docs(f):
+    for f, file_docs in docs.files("tools"):
+        for i, doc in file_docs:
             tool = _model(ToolSpec, doc, f, i)
             if tool.name in tools:
                 raise SuiteError(f"duplicate tool name {tool.name!r}", file=str(f), field="name")
@@ -96,8 +120,8 @@ def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suit
 
     tasks: list[Task] = []
     task_files: dict[str, Path] = {}
-    for f in sorted((root / "tasks").glob("*.y*ml")):
-        for i, doc in _docs(f):
+    for f, file_docs in docs.files("tasks"):
+        for i, doc in file_docs:
             task = _model(Task, doc, f, i)
             if task.id in task_files:
                 raise SuiteError(
@@ -108,7 +132,10 @@ def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suit
             task_files[task.id] = f
             tasks.append(task)
 
-    digest = fingerprint(root)
+    if digest is None:
+        digest = fingerprint(root)
+    if cached is None:
+        store_docs(root, digest, cache_dir, docs.read)
     schemas = {(t.name, a.name): a.parameters for t in tools.values() for a in t.apis}
     recordings = IndexedRecordings(open_index(root, digest, schemas, cache_dir=cache_dir))
     return Suite(
@@ -119,6 +146,33 @@ def load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Suit
         path=root,
         fingerprint=digest,
     )
+
+
+class _Documents:
+    """The documents of a suite's YAML files: from the cache of its fingerprint when there is
+    one (``mock_tools.suite_cache``), else read from the files and kept in ``read``."""
+
+    def __init__(self, root: Path, cached: SuiteDocs | None) -> None:
+        self.root = root
+        self.cached = cached
+        self.read: SuiteDocs = {"meta": None, "tools": [], "tasks": []}
+
+    def meta(self) -> Any:
+        if self.cached is not None:
+            return self.cached["meta"]
+        self.read["meta"] = _yaml(self.root / "suite.yaml")
+        return self.read["meta"]
+
+    def files(self, folder: str) -> Iterator[tuple[Path, list[tuple[int | None, Any]]]]:
+        """Each ``*.y*ml`` file of ``folder`` in name order, with its documents."""
+        if self.cached is not None:
+            for name, docs in self.cached[folder]:
+                yield self.root / folder / name, [(i, doc) for i, doc in docs]
+            return
+        for f in sorted((self.root / folder).glob("*.y*ml")):
+            docs = _docs(f)
+            self.read[folder].append([f.name, [[i, doc] for i, doc in docs]])
+            yield f, docs
 
 
 TASK_FILE_SUFFIXES = (".yaml", ".yml", ".json")
