@@ -6,7 +6,8 @@
 - ``project PATH``: the project's app for the suite at PATH (``mock_tools.create_app``);
 - ``fastapi``: a bare FastAPI route ``POST /const`` returning constant bytes;
 - ``asgi``: a raw ASGI app returning the same bytes for any request (the floor of Python HTTP);
-- ``stb-peer PATH``: ``bench.stb_peer`` over the StableToolBench cache folder PATH.
+- ``stb-peer PATH``: ``bench.stb_peer`` over the StableToolBench cache folder PATH;
+- ``fake-model``: ``bench.fake_model``, an OpenAI-compatible model answering the k=3 workload.
 
 ``Server(kind, path)`` starts one as a subprocess and stops it (a context manager).
 """
@@ -92,6 +93,10 @@ def main(argv: list[str]) -> None:
         app = bare_fastapi()
     elif kind == "asgi":
         app = raw_asgi
+    elif kind == "fake-model":
+        from bench.fake_model import app as fake_model_app
+
+        app = fake_model_app
     elif kind == "stb-peer":
         from bench.stb_peer import create_peer_app
 
