@@ -20,6 +20,7 @@ import openai
 
 from agents.errors import ModelError, ModelUnreachable
 from agents.model import CUT_AT_TOKEN_LIMIT, Message, ToolCall, Turn, Usage
+from agents.models import lean_transport
 from agents.models.chat_request import WireShape
 from agents.models.completion_body import checked_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
@@ -97,6 +98,8 @@ class OpenAICompatModel:
         self.probe_timeout = probe_timeout
         self.message_shape: MessageShape = message_shape
         client_kwargs: dict[str, Any] = {}
+        if http_client is None and lean_transport.available():
+            http_client = lean_transport.lean_http_client()
         if http_client is not None:
             client_kwargs["http_client"] = http_client
         self._client = openai.AsyncOpenAI(
