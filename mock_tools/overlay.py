@@ -4,18 +4,24 @@ A suite's own files never change while it is served, so its fingerprint holds an
 resumed; what the miss policies produce goes here instead, in a SQLite file (by default
 ``<suite>/overlay.sqlite``). Lookup order is the suite's recordings, then the overlay, then the
 miss policy. The first answer stored for a call wins (``INSERT OR IGNORE``): two processes that
-miss the same call at once both serve the one that was stored. WAL mode lets several processes
-read and write one overlay. ``sandbox suite freeze`` turns the overlay into recordings.
+miss the same call at once both serve the one that was stored, and a process that claims a miss
+(``claim``) is the only one to answer it while it lives: the others wait for its answer, so the
+server processes of ``serve --workers`` make one simulation per distinct miss. WAL mode lets
+several processes read and write one overlay. ``sandbox suite freeze`` turns the overlay into
+recordings.
 Imports the suite, store, models and errors modules of ``mock_tools``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,6 +58,18 @@ CREATE TABLE IF NOT EXISTS responses (
     PRIMARY KEY (tool, api, key)
 )
 """
+_CLAIMS = """
+CREATE TABLE IF NOT EXISTS claims (
+    tool TEXT NOT NULL,
+    api TEXT NOT NULL,
+    key TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    claimed_at REAL NOT NULL,
+    PRIMARY KEY (tool, api, key)
+)
+"""
+CLAIM_TIMEOUT = 600.0
+"""Seconds after which a claim is taken over even if its process lives (a hung miss policy)."""
 
 
 class OverlayStore:
@@ -66,6 +84,7 @@ class OverlayStore:
             self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(_SCHEMA)
+            self._db.execute(_CLAIMS)
             self._db.commit()
         except (OSError, sqlite3.DatabaseError) as e:
             raise MockToolsError(f"{self.path}: cannot open the overlay: {e}") from e
@@ -98,6 +117,42 @@ class OverlayStore:
         stored = self.get(tool, api, key)
         assert stored is not None
         return stored
+
+    def claim(self, tool: str, api: str, key: str) -> bool:
+        """Become the one process that answers this miss (True), unless a live process of this
+        machine claimed it less than ``CLAIM_TIMEOUT`` seconds ago (False: wait for its answer
+        with ``get``). Server processes sharing the overlay (``serve --workers``) so make one
+        answer per distinct miss; ``release`` when done, answered or not."""
+        now, me = time.time(), os.getpid()
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT pid, claimed_at FROM claims WHERE tool = ? AND api = ? AND key = ?",
+                    (tool, api, key),
+                ).fetchone()
+                held = row is not None and row[0] != me and now - row[1] < CLAIM_TIMEOUT
+                if held and _alive(row[0]):
+                    return False
+                # Taking over compares what was read: of two processes, one replaces it.
+                cursor = self._db.execute(
+                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?) ON CONFLICT (tool, api, key) "
+                    "DO UPDATE SET pid = excluded.pid, claimed_at = excluded.claimed_at "
+                    "WHERE pid = ? AND claimed_at = ?",
+                    (tool, api, key, me, now, *(row or (None, None))),
+                )
+                self._db.commit()
+                return cursor.rowcount == 1
+        except sqlite3.DatabaseError as e:
+            raise MockToolsError(f"{self.path}: cannot write to the overlay: {e}") from e
+
+    def release(self, tool: str, api: str, key: str) -> None:
+        """Give a claim of this process up (its answer, if any, is stored already)."""
+        with contextlib.suppress(sqlite3.DatabaseError), self._lock:
+            self._db.execute(
+                "DELETE FROM claims WHERE tool = ? AND api = ? AND key = ? AND pid = ?",
+                (tool, api, key, os.getpid()),
+            )
+            self._db.commit()
 
     def __len__(self) -> int:
         with self._lock:
@@ -133,6 +188,17 @@ class OverlayStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (a claim of a dead one is stale)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else
+        return True
+    return True
 
 
 def freeze(

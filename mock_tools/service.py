@@ -13,10 +13,10 @@ Bad input is a ``Rejected`` error carrying the status, code and message a transp
 Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one from settings
 (the miss policy by name, faults, a recording file). Identical misses in flight make one call
 of the miss policy, a failed one answering identical calls for ``failure_hold`` seconds more
-(``mock_tools.single_flight``); what a miss policy answers is kept and served with numbers JSON
-cannot hold in one canonical form (``mock_tools.json_numbers``). May import the suite, store,
-canonical, faults, names, miss, json_numbers and single_flight modules; never FastAPI or a
-transport.
+(``mock_tools.single_flight``; across the processes sharing an overlay, the overlay's claims);
+what a miss policy answers is kept and served with numbers JSON cannot hold in one canonical
+form (``mock_tools.json_numbers``). May import the suite, store, canonical, faults, names,
+miss, json_numbers and single_flight modules; never FastAPI or a transport.
 """
 
 from __future__ import annotations
@@ -379,6 +379,43 @@ class MockToolService:
         return outcome
 
     async def _miss(
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        canon: dict[str, Any],
+        occurrence: int,
+        ctx: CallContext,
+    ) -> Outcome:
+        """The miss policy's answer; with an overlay shared by several processes (servers on
+        one overlay), only the process that claims the miss asks the policy, and the others
+        serve the answer it stores."""
+        if self.overlay is None or not self._records:
+            return await self._ask_policy(tool, api, key, canon, occurrence, ctx)
+        made = await self._wait_for_claim(tool, api, key)
+        if made is not None:
+            return _made(made[0], made[1], occurrence)
+        try:
+            return await self._ask_policy(tool, api, key, canon, occurrence, ctx)
+        finally:
+            self.overlay.release(tool, api, key)
+
+    async def _wait_for_claim(
+        self, tool: str, api: str, key: str
+    ) -> tuple[Response, Provenance] | None:
+        """Claim the miss (None), or the answer another process claimed it for and stored. A
+        claim given up without an answer (its policy failed) lets the next claim through."""
+        assert self.overlay is not None
+        pause = 0.005
+        while not self.overlay.claim(tool, api, key):
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+            made = self.overlay.get(tool, api, key)
+            if made is not None:
+                return made
+        return self.overlay.get(tool, api, key)  # stored just before the claim was given up
+
+    async def _ask_policy(
         self,
         tool: str,
         api: str,
