@@ -112,6 +112,35 @@ _LOOKUPS = textwrap.dedent(
             out[f"same_{size}"].append(rate(cached[size], same))
             n = len(uncached[size])
             out[f"spread_{size}"].append(rate(uncached[size], keys(n, calls, 100 + r)))
+    # The memory a spread lookup touches, without its work: two 32-byte reads at random places
+    # of the index (bucket, entry) and a pread of a random ~200-byte line of the JSONL file.
+    import mmap, os
+
+    def probe_rate(folder: Path, count: int, seed: int) -> float:
+        index_path = load_suite(folder).recordings.recording_index.path
+        jsonl = next((folder / "recordings").glob("*.jsonl"))
+        with open(index_path, "rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        fd = os.open(jsonl, os.O_RDONLY)
+        size, lines = len(data) - 32, os.fstat(fd).st_size - 256
+        rng = random.Random(seed)
+        places = [(rng.randrange(size), rng.randrange(size), rng.randrange(lines))
+                  for _ in range(count)]
+        pread = os.pread
+        started = time.perf_counter()
+        for a, b, c in places:
+            data[a:a + 32]
+            data[b:b + 32]
+            pread(fd, 200, c)
+        took = time.perf_counter() - started
+        os.close(fd)
+        data.close()
+        return count / took
+
+    for r in range(rounds):
+        for size in ("small", "big") if r % 2 == 0 else ("big", "small"):
+            folder = small_dir if size == "small" else big_dir
+            out.setdefault(f"probe_{size}", []).append(probe_rate(folder, calls, r))
     print(json.dumps({k: statistics.median(v) for k, v in out.items()}))
     """
 )
@@ -187,4 +216,24 @@ def run(quick: bool) -> BenchResult:
         result.add(f"lookups/s, {kind} keys, {big}", rates[f"{kind}_big"], "/s", f"{kind}_big")
         ratio = rates[f"{kind}_big"] / rates[f"{kind}_small"]
         result.add(f"ratio {kind} keys {big} / 1k (goal >= 0.9)", ratio, "x", f"{kind}_ratio")
+    _memory_share(result, rates, big)
     return result
+
+
+def _memory_share(result: BenchResult, rates: dict[str, float], big: str) -> None:
+    """How much of the spread-key gap (µs a lookup takes more at the largest size than at 1k)
+    the memory it touches explains: the same reads at random places without the lookup's work
+    (the probe), timed at both sizes."""
+    us = {k: 1e6 / v for k, v in rates.items()}
+    gap = us["spread_big"] - us["spread_small"]
+    probe_gap = us["probe_big"] - us["probe_small"]
+    result.add("spread lookup, 1k", us["spread_small"], "µs", "spread_us_1k")
+    result.add(f"spread lookup, {big}", us["spread_big"], "µs", "spread_us_big")
+    result.add(
+        "memory probe (2 index reads, 1 line pread), 1k", us["probe_small"], "µs", "probe_1k"
+    )
+    result.add(f"memory probe, {big}", us["probe_big"], "µs", "probe_big")
+    result.add(f"gap {big} - 1k: lookup", gap, "µs", "spread_gap_us")
+    result.add(f"gap {big} - 1k: memory probe", probe_gap, "µs", "probe_gap_us")
+    share = probe_gap / gap if gap > 0 else 0.0
+    result.add("share of the lookup gap the probe explains", share, "x", "memory_share")
