@@ -5,7 +5,8 @@
 
 - ``project PATH``: the project's app for the suite at PATH (``mock_tools.create_app``);
 - ``fastapi``: a bare FastAPI route ``POST /const`` returning constant bytes;
-- ``asgi``: a raw ASGI app returning the same bytes for any request (the floor of Python HTTP);
+- ``asgi``: a raw ASGI app that reads and parses the JSON body and returns the same bytes (the
+  floor of Python HTTP for a JSON call);
 - ``stb-peer PATH``: ``bench.stb_peer`` over the StableToolBench cache folder PATH;
 - ``fake-model``: ``bench.fake_model``, an OpenAI-compatible model answering the k=3 workload.
 
@@ -22,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+import orjson
 
 from bench.procs import ROOT
 
@@ -47,8 +50,16 @@ async def raw_asgi(
     receive: Callable[[], Awaitable[dict[str, Any]]],
     send: Callable[[dict[str, Any]], Awaitable[None]],
 ) -> None:
+    """Reads the request body and parses it as JSON (orjson), then answers the constant: the
+    least an ASGI app that answers a JSON call can do."""
     if scope["type"] != "http":
         return
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    orjson.loads(body or b"{}")
     await send(
         {
             "type": "http.response.start",

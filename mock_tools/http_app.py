@@ -52,7 +52,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
-from starlette.routing import Match, Route
+from starlette.routing import Route
 
 from mock_tools.docs_pages import add_docs_pages
 from mock_tools.http_calls import (
@@ -66,6 +66,7 @@ from mock_tools.http_calls import (
     CallRoutes,
     call_docs,
     call_routes,
+    match_call_route,
 )
 from mock_tools.miss import MissPolicy
 from mock_tools.models import FaultConfig
@@ -121,12 +122,13 @@ class MockToolsApp(FastAPI):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
-            for route in self.call_routes:
-                match, child = route.matches(scope)
-                if match is Match.FULL:
-                    scope.update(child)
-                    await route.app(scope, receive, send)
-                    return
+            found = match_call_route(self.call_routes, scope)
+            if found is not None:
+                route, params = found
+                scope["endpoint"] = route.endpoint
+                scope["path_params"] = {**scope.get("path_params", {}), **params}
+                await route.app(scope, receive, send)
+                return
         await super().__call__(scope, receive, send)
 
 

@@ -16,7 +16,7 @@ Imports the service, render, headers and json_body modules, and Starlette's ``Ro
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -45,6 +45,7 @@ __all__ = [
     "CallRoutes",
     "call_docs",
     "call_routes",
+    "match_call_route",
 ]
 
 Scope = dict[str, Any]
@@ -203,6 +204,33 @@ class _Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.routes.serve(self.kind, scope, receive, send)
+
+
+_TEMPLATES = {
+    "virtual": ("virtual",),
+    "call_tool": ("tools", "tool", "api"),
+    "call_typed": ("api", "tool_slug", "api_slug"),
+}
+"""Each call route's path: its first segment, then the names of its parameters."""
+
+
+def match_call_route(routes: Sequence[Route], scope: Scope) -> tuple[Route, dict[str, str]] | None:
+    """The call route (of ``call_routes``) whose path ``scope``'s is, and its path parameters;
+    None for any other path. What Starlette's matching of these three paths gives (parameters
+    are whole non-empty segments of the decoded path, below the root path), without its regular
+    expressions and scope copies: this lookup runs before every call."""
+    path = scope["path"]
+    root = scope.get("root_path", "")
+    if root and path.startswith(root) and path != root and path[len(root)] == "/":
+        path = path[len(root) :]
+    parts = path.split("/")
+    if parts[0] != "" or any(not p for p in parts[1:]):
+        return None
+    for route in routes:
+        first, *names = _TEMPLATES[route.name]
+        if len(parts) == len(names) + 2 and parts[1] == first:
+            return route, dict(zip(names, parts[2:], strict=True))
+    return None
 
 
 def call_routes(routes: CallRoutes) -> list[Route]:

@@ -9,7 +9,8 @@ waits for the disk.
 
 An episode counts as finished (progress, ``--json`` counts, resume) only in ``on_durable``: a
 process killed at any moment has reported nothing that is not on disk. A group that cannot be
-written is cut from the file (``append_lines``), none of its callbacks runs, and the next
+written is cut from the file (``append_lines``: as many of its lines as fit are kept, whole,
+and reported), none of the other callbacks runs, and the next
 ``submit`` or ``drain`` raises that ``RunError``: the run stops and resumes from what is durable.
 May import ``sandbox.store`` modules and ``sandbox.errors``.
 """
@@ -20,9 +21,10 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from sandbox.errors import RunError
-from sandbox.store.run_store import RunStore
+from sandbox.store.run_store import RunStore, StoreFull
 
 __all__ = ["GroupCommit"]
 
@@ -87,11 +89,17 @@ class GroupCommit:
             error: RunError | None = None
             try:
                 self._store.append_lines([line for line, _ in group])
+            except StoreFull as e:  # the first ``stored`` lines are on disk: report those
+                self._loop_call(self._settle, group[: e.stored], None)
+                group, error = group[e.stored :], e
             except RunError as e:
                 error = e
-            # a closed loop (RuntimeError): nobody waits for these any more
-            with contextlib.suppress(RuntimeError):
-                self._loop.call_soon_threadsafe(self._settle, group, error)
+            self._loop_call(self._settle, group, error)
+
+    def _loop_call(self, *call: Any) -> None:
+        # a closed loop (RuntimeError): nobody waits for these any more
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(*call)
 
     def _settle(self, group: list[tuple[bytes, OnDurable]], error: RunError | None) -> None:
         """In the loop: the group is durable (run its callbacks) or failed (keep the error)."""

@@ -39,6 +39,7 @@ __all__ = [
     "SCORES",
     "TRAJECTORIES",
     "RunStore",
+    "StoreFull",
     "needs_rerun",
     "iter_trajectories",
     "read_trajectories",
@@ -186,27 +187,35 @@ class RunStore:
         """Append whole trajectory lines with one ``write``, then one ``fsync``. Safe from
         several threads (a run appends from its group-commit thread: ``GroupCommit``).
 
-        A write that fails (a full disk, a file size limit) leaves the file as it was: none of
-        the lines is stored, the run stops with a ``RunError`` and resumes from there."""
-        data = b"".join(lines)
+        When the write fails (a full disk, a file size limit), the lines are written one by one
+        instead, as many as fit; the first that does not is cut, none after it is written, and
+        a ``StoreFull`` (a ``RunError``) says how many were stored: the run stops and resumes
+        from there."""
         with self._lock:
             try:
                 fd = self._open_fd()
-                start = os.fstat(fd).st_size
             except OSError as e:
                 raise RunError(f"cannot write {self.trajectories_path}: {e.strerror}") from e
             try:
-                written = os.write(fd, data)
-                if written != len(data):
-                    raise OSError(errno.ENOSPC, f"short write ({written}/{len(data)} bytes)")
+                _write_whole(fd, b"".join(lines))
+                stored = len(lines)
+            except OSError as e:
+                error: OSError | None = e
+                stored = 0
+                if len(lines) > 1:
+                    stored, error = _write_each(fd, lines)
+            else:
+                error = None
+            try:
                 os.fsync(fd)
             except OSError as e:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, start)
-                raise RunError(
-                    f"cannot write {self.trajectories_path}: {e.strerror or e}; the episodes "
-                    "stored so far are kept (--resume continues once there is room)"
-                ) from e
+                error, stored = error or e, 0
+        if error is not None:
+            raise StoreFull(
+                f"cannot write {self.trajectories_path}: {error.strerror or error}; the "
+                "episodes stored so far are kept (--resume continues once there is room)",
+                stored=stored,
+            )
 
     def _open_fd(self) -> int:
         if self._fd is None:
@@ -226,6 +235,37 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StoreFull(RunError):
+    """Trajectory lines that could not be written; ``stored``: how many of them were."""
+
+    def __init__(self, message: str, *, stored: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+
+
+def _write_whole(fd: int, data: bytes) -> None:
+    """``data`` appended whole, or the file cut back to where it was and ``OSError``."""
+    start = os.fstat(fd).st_size
+    try:
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(errno.ENOSPC, f"short write ({written}/{len(data)} bytes)")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+        raise
+
+
+def _write_each(fd: int, lines: list[bytes]) -> tuple[int, OSError | None]:
+    """As many of ``lines`` as can be appended whole, in order: how many, and the error."""
+    for i, line in enumerate(lines):
+        try:
+            _write_whole(fd, line)
+        except OSError as e:
+            return i, e
+    return len(lines), None
 
 
 def run_folder(out: str | Path, run_id: str) -> Path:

@@ -185,3 +185,35 @@ def test_kill_9_during_grouped_commits_loses_nothing_reported_and_doubles_nothin
     summary = json.loads(done.stdout.decode().strip().splitlines()[-1])
     stored = _keys(_lines(file))
     assert len(stored) == len(set(stored)) == total == summary["episodes"] == summary["n"]
+
+
+def test_a_group_larger_than_the_room_left_keeps_the_lines_that_fit(tmp_path: Path) -> None:
+    """Under a file size limit (a full disk), a group is written line by line: the lines that
+    fit are stored whole and reported (``StoreFull.stored``), the first that does not is cut."""
+    store = _store(tmp_path)
+    store.release()
+    line = _line("a")
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({len(line) * 2 + 10},) * 2)\n"
+        "from sandbox.store import RunStore\n"
+        "from sandbox.store.run_store import StoreFull\n"
+        "store = RunStore.open(sys.argv[1])\n"
+        "lines = [l.encode() + b'\\n' for l in sys.argv[2:]]\n"
+        "try:\n"
+        "    store.append_lines(lines)\n"
+        "except StoreFull as e:\n"
+        "    print(e.stored)\n"
+    )
+    lines = [_line(name).decode().rstrip("\n") for name in "abc"]
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(store.path), *lines],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "2"
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b"]
+    assert (store.path / "trajectories.jsonl").read_bytes().endswith(b"\n")
