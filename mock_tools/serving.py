@@ -42,6 +42,7 @@ __all__ = [
     "build_service",
     "serve",
     "serve_options",
+    "worker_app",
 ]
 
 SPELLED_OPTIONS = {
@@ -73,6 +74,13 @@ class ServeOptions(BaseModel):
     access_log: bool = Field(default=False, description="Log every request (off: faster).")
     mcp: bool = Field(default=False, description="Also serve MCP at /mcp (streamable HTTP).")
     mcp_stdio: bool = Field(default=False, description="Serve MCP over stdin/stdout only.")
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="Server processes on the one port (SO_REUSEPORT), sharing the recording "
+        "index and the overlay (``mock_tools.workers``).",
+    )
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -137,6 +145,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="log every request (off by default: it costs about a sixth of the throughput)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes on the one port (SO_REUSEPORT; default 1): each serves its "
+        "connections on its own core; they share the recording index, and the overlay's claims "
+        "keep one miss-policy call per distinct miss",
+    )
     mcp = parser.add_mutually_exclusive_group()
     mcp.add_argument(
         "--mcp",
@@ -169,6 +186,7 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
     }
     miss_options.update(option_pairs(args.miss_option, "--miss-option"))
     miss_policy_options(args.miss_policy, miss_options)  # bad options fail before the suite loads
+    _check_workers(args)
     try:
         return ServeOptions(
             suite=args.suite,
@@ -183,9 +201,26 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
             access_log=args.access_log,
             mcp=args.mcp,
             mcp_stdio=args.mcp_stdio,
+            workers=args.workers,
         )
     except ValidationError as e:
         raise MockToolsError(f"invalid serve options: {_first(e)}") from None
+
+
+def _check_workers(args: argparse.Namespace) -> None:
+    """``--workers`` above 1 only where the processes can share what a server keeps."""
+    if args.workers < 1:
+        raise MockToolsError(f"--workers must be at least 1 (got {args.workers})")
+    if args.workers == 1:
+        return
+    for flag, given in (
+        ("--mcp", args.mcp),
+        ("--mcp-stdio", args.mcp_stdio),
+        ("--record-to", args.record_to is not None),
+    ):
+        if given:
+            why = "a file without claims" if flag == "--record-to" else "sessions of one process"
+            raise MockToolsError(f"{flag} serves from one process ({why}): drop --workers")
 
 
 def build_service(options: ServeOptions, *, simulator: Simulator | None = None) -> MockToolService:
@@ -220,18 +255,25 @@ def serve(service: MockToolService, options: ServeOptions) -> None:
 
         anyio.run(serve_stdio, service)
         return
-    import uvicorn
-
     from mock_tools.http_app import http_app  # FastAPI only when serving HTTP
+    from mock_tools.workers import serve_http
 
     app = http_app(service, mcp=options.mcp, host=options.host)
-    uvicorn.run(
-        app,
-        host=options.host,
-        port=options.port,
-        log_level=options.log_level,
-        access_log=options.access_log,
-    )
+    try:
+        serve_http(app, options, worker_app)
+    except OSError as e:  # the port taken, a worker that could not start
+        where = f"{options.host}:{options.port}"
+        raise MockToolsError(
+            f"cannot serve on {where} from {options.workers} processes: {e}"
+        ) from e
+
+
+def worker_app(options: ServeOptions) -> Any:
+    """The app a worker process of ``serve --workers`` serves: its own service, built from the
+    same options (``mock_tools.workers``)."""
+    from mock_tools.http_app import http_app
+
+    return http_app(build_service(options), host=options.host)
 
 
 def _first(e: ValueError) -> str:

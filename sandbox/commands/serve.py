@@ -66,5 +66,8 @@ def build_service(options: ServeOptions) -> MockToolService:
 def handle(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     service = build_service(options)
-    serve(service, options)
+    try:
+        serve(service, options)
+    except MockToolsError as e:  # the port taken, a worker that could not start
+        raise ConfigError(str(e)) from e
     return 0

@@ -5,47 +5,23 @@ over."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from mock_tools.overlay import OverlayStore
+from tests.mock_tools.serve_process import COUNTING_POLICY, ROOT, start_server
 
-ROOT = Path(__file__).resolve().parents[2]
 MINI = ROOT / "tests" / "fixtures" / "suites" / "mini"
-POLICY = "tests.mock_tools.counting_policy:CountingPolicy"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve(suite: Path, overlay: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
-    cmd = [sys.executable, "-m", "mock_tools", "serve", str(suite), "--port", str(port)]
-    cmd += ["--miss-policy", POLICY, "--overlay", str(overlay), "--log-level", "warning"]
-    env = {**os.environ, "COUNTING_POLICY_LOG": str(log), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
-            return proc, port
-        except httpx.HTTPError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("the server did not start")
-            time.sleep(0.1)
+    flags = ("--miss-policy", COUNTING_POLICY, "--overlay", str(overlay), "--log-level", "warning")
+    return start_server(suite, log, *flags)
 
 
 async def _call(client: httpx.AsyncClient, port: int, n: int) -> dict:
