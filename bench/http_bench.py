@@ -9,10 +9,15 @@ installed: 1 thread x 16 keep-alive connections):
 - a bare FastAPI route returning the hit's bytes as a constant;
 - a raw ASGI app returning the same bytes (the floor of Python HTTP on this machine).
 
+and, for multi-core serving, ``serve --workers 1`` and ``serve --workers 2`` of the same suite
+(``/virtual``), the processes ``sandbox serve`` starts.
+
 The targets are loaded in interleaved rounds (every target once per round, in turn), so a
 machine that slows down during the run slows every target alike; a target's figure is its
 median over the rounds, and a ratio is the median of the ratios paired within each round.
-Goals (issue 17): project / bare FastAPI >= 1.0 and project / raw ASGI >= 0.5.
+Goals (issue 17): project / bare FastAPI >= 1.0 and project / raw ASGI >= 0.5; (issue 29)
+project / raw ASGI >= 0.8 (item 7) and two workers / one worker >= 1.6 (item 6). wrk runs on the
+same two cores as the servers, so two workers share them with the load generator.
 """
 
 from __future__ import annotations
@@ -88,13 +93,18 @@ def run(quick: bool = False) -> BenchResult:
             Server("project", suite) as project,
             Server("fastapi") as bare,
             Server("asgi") as raw,
+            Server("workers-1", suite) as one,
+            Server("workers-2", suite) as two,
         ):
-            check_hits(project.port)
+            for server in (project, one, two):
+                check_hits(server.port)
             targets = {
                 "virtual": (project.port, "/virtual", VIRTUAL_BODY),
                 "native": (project.port, "/tools/weather/current", NATIVE_BODY),
                 "fastapi": (bare.port, "/const", NATIVE_BODY),
                 "asgi": (raw.port, "/", NATIVE_BODY),
+                "workers1": (one.port, "/virtual", VIRTUAL_BODY),
+                "workers2": (two.port, "/virtual", VIRTUAL_BODY),
             }
             rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
     labels = {
@@ -102,6 +112,8 @@ def run(quick: bool = False) -> BenchResult:
         "native": "project POST /tools/{tool}/{api} (hit)",
         "fastapi": "bare FastAPI route (constant)",
         "asgi": "raw ASGI app (constant)",
+        "workers1": "serve --workers 1, POST /virtual",
+        "workers2": "serve --workers 2, POST /virtual",
     }
     for name, label in labels.items():
         result.add(f"req/s, {label}", statistics.median(rates[name]), "/s", f"{name}_per_second")
@@ -113,6 +125,12 @@ def run(quick: bool = False) -> BenchResult:
                 "",
                 f"{project}_over_{base}",
             )
+    workers = paired_ratio(rates["workers2"], rates["workers1"])
+    result.add("ratio serve --workers 2 / --workers 1", workers, "", "workers2_over_workers1")
+    for project in ("virtual", "native"):
+        ratio = paired_ratio(rates[project], rates["asgi"])
+        result.target(f"7 hot path: {project}", ratio, "x", "raw ASGI app", at_least=0.8)
+    result.target("6 serve --workers 2", workers, "x", "--workers 1", at_least=1.6)
     result.figures.update(
         generator=generator(),
         **stack(),

@@ -4,6 +4,8 @@
 127.0.0.1, one worker, the access log off:
 
 - ``project PATH``: the project's app for the suite at PATH (``mock_tools.create_app``);
+- ``workers-N PATH``: ``serve`` of the suite at PATH from N processes (``--workers N``: the
+  server's own code, ``mock_tools.serving.serve``, on the same stack);
 - ``fastapi``: a bare FastAPI route ``POST /const`` returning constant bytes;
 - ``asgi``: a raw ASGI app that reads and parses the JSON body and returns the same bytes (the
   floor of Python HTTP for a JSON call);
@@ -96,6 +98,12 @@ def main(argv: list[str]) -> None:
 
     kind, port = argv[0], int(argv[1])
     app: Any
+    if kind.startswith("workers-"):
+        from mock_tools.serving import ServeOptions, build_service, serve
+
+        options = ServeOptions(suite=argv[2], port=port, workers=int(kind[8:]), log_level="warning")
+        serve(build_service(options), options)
+        return
     if kind == "project":
         from mock_tools import create_app, load_suite
 

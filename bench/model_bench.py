@@ -37,12 +37,21 @@ RATIO_GOAL = 2.0
 
 _RUN_CHILD = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, os, resource, sys, time
 
     from sandbox.run import run_suite
     from sandbox.store import RunConfig
 
-    suite, model, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    suite, model, out, durable = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "fsync"
+    fsyncs = [0]
+    real_fsync = os.fsync
+
+    def counted_fsync(fd):
+        fsyncs[0] += 1
+        if durable:
+            real_fsync(fd)
+
+    os.fsync = counted_fsync
 
     def cpu():
         r = resource.getrusage(resource.RUSAGE_SELF)
@@ -56,12 +65,13 @@ _RUN_CHILD = textwrap.dedent(
         return run_suite(config, show_progress=False)
 
     run("warm-up", [f"k3_{i:05d}" for i in range(20)])
-    c0, w0 = cpu(), time.perf_counter()
+    c0, w0, f0 = cpu(), time.perf_counter(), fsyncs[0]
     result = run("measured")
     cpu_s, wall_s = cpu() - c0, time.perf_counter() - w0
     print(json.dumps({
         "cpu_s": cpu_s, "wall_s": wall_s, "episodes": result.episodes,
         "model_calls": result.usage.model_calls, "pass_rate": result.pass_rate,
+        "fsyncs": fsyncs[0] - f0,
     }))
     """
 )
@@ -80,8 +90,10 @@ _LOAD_CHILD = textwrap.dedent(
 )
 
 
-def _run(suite: Path, model: str, out: Path) -> dict[str, float]:
-    figures = child_json(_RUN_CHILD, suite, model, out)
+def _run(suite: Path, model: str, out: Path, fsync: str = "fsync") -> dict[str, float]:
+    """One measured run in a fresh interpreter; ``fsync="none"``: ``os.fsync`` does nothing (the
+    anchor of durable writes: what the run costs without any)."""
+    figures = child_json(_RUN_CHILD, suite, model, out, fsync)
     if figures["pass_rate"] != 1.0:
         raise RuntimeError(f"the k=3 workload did not solve every task with {model}: {figures}")
     return dict(figures)
@@ -107,20 +119,33 @@ def run(quick: bool = False) -> BenchResult:
     with tempfile.TemporaryDirectory() as tmp, Server("fake-model") as server:
         suite = write_k3_suite(Path(tmp) / "k3", tasks)
         http_model = f"openai:k3@http://127.0.0.1:{server.port}/v1"
-        floor, http, ratios = [], [], []
+        floor, http, ratios, durable = [], [], [], []
         for i in range(rounds):
-            order = [("floor", "reference"), ("http", http_model)]
+            order = [("floor", "reference", "fsync"), ("http", http_model, "fsync")]
+            order.append(("nofsync", "reference", "none"))
             runs = {}
-            for name, model in order if i % 2 == 0 else order[::-1]:
-                runs[name] = _run(suite, model, Path(tmp) / f"runs-{i}-{name}")
+            for name, model, fsync in order if i % 2 == 0 else order[::-1]:
+                runs[name] = _run(suite, model, Path(tmp) / f"runs-{i}-{name}", fsync)
             per_call = {n: r["cpu_s"] / r["model_calls"] * 1000 for n, r in runs.items()}
             floor.append(runs["floor"] | {"per_call": per_call["floor"]})
             http.append(runs["http"] | {"per_call": per_call["http"]})
             ratios.append(per_call["http"] / per_call["floor"])
+            durable.append(runs["nofsync"]["wall_s"] / runs["floor"]["wall_s"])
         yaml_s, cached_s = _loads(suite, rounds + 2)
 
     _report(result, tasks, floor, http, statistics.median(ratios), (yaml_s, cached_s))
+    _report_durable(result, floor, statistics.median(durable))
     return result
+
+
+def _report_durable(result: BenchResult, floor: list[dict[str, float]], ratio: float) -> None:
+    """Item 2: the fsyncs the floor's run made per episode, and its episodes per second over
+    the same run's with ``os.fsync`` doing nothing (paired within each round)."""
+    eps = floor[0]["episodes"]
+    per_episode = statistics.median(r["fsyncs"] for r in floor) / eps
+    result.add("offline floor: fsyncs per episode (grouped)", per_episode, "", "fsyncs_per_ep")
+    result.add("offline floor: episodes/s durable / without fsync", ratio, "x", "durable_ratio")
+    result.target("2 durable writes: episodes/s", ratio, "x", "floor without fsync")
 
 
 def _report(
@@ -153,6 +178,8 @@ def _report(
     add("HTTP / floor, CPU per model call (goal <= 2x)", ratio, "x", "http_over_floor")
     result.figures["http_over_floor_met"] = ratio <= RATIO_GOAL
     result.figures["http_episode_goal_met"] = episode_ms <= EPISODE_CPU_GOAL_MS
+    result.target("1 model: CPU per call", ratio, "x", "offline floor", at_most=RATIO_GOAL)
+    result.target("1 model: CPU per episode", episode_ms, "ms", "", at_most=EPISODE_CPU_GOAL_MS)
     yaml_s, cached_s = loads
     add(f"load the {tasks}-task suite, YAML parsed", yaml_s * 1000, "ms", "suite_load_yaml_ms")
     add(
@@ -162,3 +189,5 @@ def _report(
         "suite_load_cached_ms",
     )
     add("  YAML / cached", yaml_s / cached_s, "x", "suite_load_speedup")
+    result.target("3 suite load, cached", cached_s * 1000, "ms", "")
+    result.target("3 suite load, YAML / cached", yaml_s / cached_s, "x", "YAML parsed")

@@ -6,15 +6,67 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Target:
+    """A figure an issue sets a goal for (``at_least``/``at_most``; neither: reported only),
+    measured against ``anchor`` (empty: an absolute figure) in the same run."""
+
+    label: str
+    value: float
+    unit: str
+    anchor: str
+    at_least: float | None = None
+    at_most: float | None = None
+
+    @property
+    def met(self) -> bool | None:
+        if self.at_least is not None:
+            return self.value >= self.at_least
+        if self.at_most is not None:
+            return self.value <= self.at_most
+        return None
+
+    @property
+    def goal(self) -> str:
+        if self.at_least is not None:
+            return f">= {self.at_least:g}"
+        return f"<= {self.at_most:g}" if self.at_most is not None else "-"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "value": round(self.value, 4),
+            "unit": self.unit,
+            "anchor": self.anchor,
+            "goal": self.goal,
+            "met": self.met,
+        }
+
+
 @dataclass
 class BenchResult:
     name: str
     rows: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+    load: tuple[float, float] | None = None
+    """The 1-minute load average when the benchmark started and when it ended."""
 
     def add(self, label: str, value: float, unit: str, key: str) -> None:
         self.rows.append((label, f"{value:,.2f} {unit}".strip()))
         self.figures[key] = round(value, 4)
+
+    def target(
+        self,
+        label: str,
+        value: float,
+        unit: str,
+        anchor: str,
+        *,
+        at_least: float | None = None,
+        at_most: float | None = None,
+    ) -> None:
+        self.targets.append(Target(label, value, unit, anchor, at_least, at_most))
 
 
 def format_table(results: list[BenchResult]) -> str:
@@ -23,4 +75,23 @@ def format_table(results: list[BenchResult]) -> str:
     for r in results:
         lines.append(f"== {r.name}")
         lines.extend(f"  {label:<{width}}  {value:>22}" for label, value in r.rows)
+    return "\n".join(lines)
+
+
+def format_targets(results: list[BenchResult]) -> str:
+    """One line per target: its figure against its anchor, the goal, whether it is met, and the
+    load average while its benchmark ran (the machine is shared)."""
+    rows = [(r, t) for r in results for t in r.targets]
+    if not rows:
+        return ""
+    width = max(len(t.label) for _, t in rows)
+    lines = ["== targets (each measured in one run against its anchor)"]
+    for r, t in rows:
+        anchor = f"vs {t.anchor}" if t.anchor else ""
+        met = {True: "met", False: "NOT met", None: ""}[t.met]
+        load = f"load {r.load[0]:.1f}-{r.load[1]:.1f}" if r.load else ""
+        lines.append(
+            f"  {t.label:<{width}}  {t.value:>10,.3f} {t.unit:<2} {anchor:<22} "
+            f"{t.goal:<7} {met:<7} {load}"
+        )
     return "\n".join(lines)
