@@ -32,6 +32,7 @@ import httpx
 
 from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import CONSTANT, HOST, Server, stack
+from bench.procs import child_json
 from bench.report import BenchResult
 from mock_tools import PROVENANCE_HEADER
 
@@ -84,6 +85,29 @@ def check_hits(port: int) -> None:
         raise RuntimeError(f"the native hit is not the constant servers' body: {native.text}")
 
 
+_APP_COST = (
+    "import json, sys\n"
+    "from pathlib import Path\n"
+    "from bench.asgi_cost import measure\n"
+    "print(json.dumps(measure(Path(sys.argv[1]), rounds=int(sys.argv[2]))))\n"
+)
+
+
+def _app_costs(result: BenchResult, apps: dict[str, float], asgi_rate: float) -> None:
+    """Where the hot path's gap to the raw ASGI app is: each app's µs per request in process
+    (``bench.asgi_cost``), the server's own µs per request (the anchor's time per request over
+    HTTP less its app's), and the ratio those predict."""
+    server_us = 1e6 / asgi_rate - apps["asgi"]
+    result.add("in process: raw ASGI app", apps["asgi"], "µs/req", "app_us_asgi")
+    for name in ("virtual", "native"):
+        result.add(f"in process: project {name}", apps[name], "µs/req", f"app_us_{name}")
+    result.add("  of which the recording lookup", apps["lookup"], "µs/req", "app_us_lookup")
+    result.add("server's own work (HTTP, per request)", server_us, "µs/req", "server_us")
+    for name in ("virtual", "native"):
+        predicted = (server_us + apps["asgi"]) / (server_us + apps[name])
+        result.add(f"ratio {name} / asgi those predict", predicted, "", f"{name}_predicted")
+
+
 def run(quick: bool = False) -> BenchResult:
     result = BenchResult("http")
     rounds, seconds = (2, 1.0) if quick else (5, 4.0)
@@ -107,6 +131,7 @@ def run(quick: bool = False) -> BenchResult:
                 "workers2": (two.port, "/virtual", VIRTUAL_BODY),
             }
             rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
+        apps = child_json(_APP_COST, suite, 3 if quick else 7)
     labels = {
         "virtual": "project POST /virtual (hit)",
         "native": "project POST /tools/{tool}/{api} (hit)",
@@ -125,6 +150,7 @@ def run(quick: bool = False) -> BenchResult:
                 "",
                 f"{project}_over_{base}",
             )
+    _app_costs(result, apps, statistics.median(rates["asgi"]))
     workers = paired_ratio(rates["workers2"], rates["workers1"])
     result.add("ratio serve --workers 2 / --workers 1", workers, "", "workers2_over_workers1")
     for project in ("virtual", "native"):
