@@ -240,6 +240,25 @@ def test_serve_takes_its_flags_by_name_from_a_file(
     assert "access_log (--access-log) is true or false" in capsys.readouterr().err
 
 
+def test_serve_takes_its_workers_from_a_file_and_refuses_them_with_mcp(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``workers`` is a setting like the others (file < flag < -C); with MCP it is a usage
+    error (exit 2, one line), before anything is served."""
+    parser = argparse.ArgumentParser()
+    serve.register(parser.add_subparsers())
+    file = _write(tmp_path / "serve.yaml", {"workers": 3})
+    argv = ["serve", str(MINI), "--config", file]
+    assert serve.options_from_args(parser.parse_args(argv)).workers == 3
+    argv += ["--workers", "2"]
+    assert serve.options_from_args(parser.parse_args(argv)).workers == 2
+    argv += ["-C", "workers=4"]
+    assert serve.options_from_args(parser.parse_args(argv)).workers == 4
+    assert main(["serve", str(MINI), "--config", file, "--mcp"]) == 2
+    err = capsys.readouterr().err
+    assert "--mcp serves from one process" in err and len(err.strip().splitlines()) == 1
+
+
 def test_compare_takes_its_agents_and_scoring_from_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
