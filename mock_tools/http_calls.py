@@ -224,7 +224,7 @@ def match_call_route(routes: Sequence[Route], scope: Scope) -> tuple[Route, dict
     if root and path.startswith(root) and path != root and path[len(root)] == "/":
         path = path[len(root) :]
     parts = path.split("/")
-    if parts[0] != "" or any(not p for p in parts[1:]):
+    if parts[0] != "" or "" in parts[1:]:
         return None
     for route in routes:
         first, *names = _TEMPLATES[route.name]

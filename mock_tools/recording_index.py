@@ -87,6 +87,8 @@ _MAX_OCCURRENCE = 2**31
 _PARALLEL_BYTES = 32 << 20  # suites bigger than this are parsed by two processes
 DECODED_CACHE = 1024
 """How many served responses an index keeps decoded by default (the most recently served)."""
+_MEMO_KEY_CHARS = 512
+"""The longest canonical key whose place an index keeps (``RecordingIndex._group``)."""
 
 
 def _digest(scope: str | None, tool: str, api: str, text: bytes) -> tuple[int, int]:
@@ -423,7 +425,8 @@ def _recording_files(root: Path) -> list[Path]:
 class RecordingIndex:
     """An open index: lookups by call, lines by number. Thread-safe; read-only. A hit reads its
     line and validates its response (only; the whole line is validated when read as a
-    ``Recording``); the last ``cache_size`` responses served are kept decoded."""
+    ``Recording``); the last ``cache_size`` responses served are kept decoded, and as many calls
+    looked up keep where their entries are (a hot call skips the digest and the bucket search)."""
 
     def __init__(
         self,
@@ -466,6 +469,7 @@ class RecordingIndex:
         self._fds: list[int] = []
         self._lock = threading.Lock()
         self._decoded: OrderedDict[int, Response] = OrderedDict()
+        self._groups: dict[tuple[str | None, str, str, str], range] = {}
         self._api_keys: dict[tuple[str, str], _ApiKeys] = {}
 
     # -- lines ---------------------------------------------------------------------------------
@@ -529,6 +533,22 @@ class RecordingIndex:
     # -- calls ---------------------------------------------------------------------------------
 
     def _group(self, scope: str | None, tool: str, api: str, key: str) -> range:
+        """The entries of one call; kept for calls looked up lately (with the response cache:
+        ``cache_size`` calls, short keys only; the index never changes, so neither does a
+        call's place, found or not)."""
+        if not self.cache_size or len(key) > _MEMO_KEY_CHARS:
+            return self._search(scope, tool, api, key)
+        memo = (scope, tool, api, key)
+        groups = self._groups
+        found = groups.get(memo)
+        if found is None:
+            found = self._search(scope, tool, api, key)
+            if len(groups) >= self.cache_size:
+                groups.clear()
+            groups[memo] = found
+        return found
+
+    def _search(self, scope: str | None, tool: str, api: str, key: str) -> range:
         text = _key_text(key)
         found = range(0) if text is None else self._find(scope, tool, api, text)
         if not found and (text is None or self._fallbacks):  # hashed as the key's own text

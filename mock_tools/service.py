@@ -155,12 +155,20 @@ class Stats:
 
     def __init__(self) -> None:
         self.totals: Counter[str] = Counter()
-        self.apis: dict[str, Counter[str]] = {}
+        self._apis: dict[tuple[str, str], Counter[str]] = {}
 
     def count(self, provenance: str, tool: str | None = None, api: str | None = None) -> None:
         self.totals[provenance] += 1
         if tool is not None and api is not None:
-            self.apis.setdefault(f"{tool}/{api}", Counter())[provenance] += 1
+            per_api = self._apis.get((tool, api))
+            if per_api is None:
+                per_api = self._apis[tool, api] = Counter()
+            per_api[provenance] += 1
+
+    @property
+    def apis(self) -> dict[str, Counter[str]]:
+        """The counts per API, by ``tool/api``."""
+        return {f"{tool}/{api}": counts for (tool, api), counts in self._apis.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {
