@@ -81,7 +81,7 @@ def format_table(results: list[BenchResult]) -> str:
 def format_targets(results: list[BenchResult]) -> str:
     """One line per target: its figure against its anchor, the goal, whether it is met, and the
     load average while its benchmark ran (the machine is shared)."""
-    rows = [(r, t) for r in results for t in r.targets]
+    rows = sorted(((r, t) for r in results for t in r.targets), key=lambda rt: rt[1].label[:2])
     if not rows:
         return ""
     width = max(len(t.label) for _, t in rows)
