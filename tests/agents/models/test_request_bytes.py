@@ -9,7 +9,6 @@ bytes of each request (request line, headers in order, body); the model's reques
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -20,6 +19,7 @@ from agents.models import OpenAICompatModel
 from agents.models.message_shapes import to_toolbench_messages
 from agents.models.openai_compat import NO_API_KEY, to_openai_messages
 from agents.toolenv import FINISH_FUNCTION
+from tests.agents.models.raw_server import RawServer
 
 COMPLETION = json.dumps(
     {
@@ -69,45 +69,22 @@ HISTORY = [
 ]
 
 
-class Recorder:
+def _completion(_: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (
+        len(COMPLETION),
+        COMPLETION,
+    )
+
+
+class Recorder(RawServer):
     """An HTTP/1.1 server on 127.0.0.1 that keeps each request's bytes and answers a completion."""
 
     def __init__(self) -> None:
-        self.requests: list[bytes] = []
-        self.port = 0
-        self._server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> Recorder:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        await self._server.wait_closed()
+        super().__init__(_completion)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":", 1)[1])
-                body = await reader.readexactly(length)
-                self.requests.append(head + body)
-                writer.write(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                    b"content-length: %d\r\n\r\n%s" % (len(COMPLETION), COMPLETION)
-                )
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            writer.close()
+        return self.url("/v1")
 
 
 async def _create_bytes(
