@@ -15,13 +15,19 @@ Errors are the HTTP library's own (``ConnectError``, ``ConnectTimeout``, ``ReadT
 ``APIConnectionError`` / ``APITimeoutError``. A kept-alive connection the server closed while it
 was idle is replaced once, when it failed before any byte of an answer. Imports ``httpx2`` (the
 HTTP library the ``openai`` package uses) and ``httptools``; ``available()`` says whether both are.
+
+Timeouts are ``asyncio.timeout`` scopes (Python 3.11+): ``asyncio.wait_for`` before 3.12 can
+return a result that arrived together with a cancellation and drop the cancellation, so a run
+stopped with SIGTERM could see an episode go on to its next request after its model was closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+import sys
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import httpx2
 
@@ -33,8 +39,21 @@ except ImportError:  # pragma: no cover - uvicorn[standard] brings it
 
 __all__ = ["LeanTransport", "available"]
 
+T = TypeVar("T")
+
 MAX_IDLE = 32
 """Kept-alive connections per server, at most (a run has one per episode in flight)."""
+
+
+async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """``awaitable``'s result, or ``TimeoutError`` after ``seconds`` (None: no limit); a
+    cancellation is never lost (see the module doc)."""
+    if seconds is None:
+        return await awaitable
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
 def available() -> bool:
@@ -143,9 +162,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
 
     async def _open(self, origin: tuple[str, int], timeout: float | None) -> _Connection:
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(origin[0], origin[1]), timeout
-            )
+            reader, writer = await _within(asyncio.open_connection(origin[0], origin[1]), timeout)
         except asyncio.TimeoutError as e:
             raise httpx2.ConnectTimeout(f"connecting to {origin[0]}:{origin[1]} timed out") from e
         except OSError as e:
@@ -162,7 +179,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
     ) -> tuple[int, _Answer, bool]:
         try:
             conn.writer.write(data)
-            await asyncio.wait_for(conn.writer.drain(), write)
+            await _within(conn.writer.drain(), write)
         except asyncio.TimeoutError as e:
             raise httpx2.WriteTimeout("writing the request timed out") from e
         except OSError as e:
@@ -174,7 +191,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         got_any = False
         while not answer.done:
             try:
-                chunk = await asyncio.wait_for(conn.reader.read(65536), read)
+                chunk = await _within(conn.reader.read(65536), read)
             except asyncio.TimeoutError as e:
                 raise httpx2.ReadTimeout("reading the response timed out") from e
             except OSError as e:
