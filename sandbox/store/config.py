@@ -18,7 +18,8 @@ section         holds
 ``executor``    where episodes run (``name``, its ``options``, ``ray_address``) and how many
                 at once
 ``eval``        what the scoring at the end of the run draws (``plots``)
-``output``      where the run folder goes (``out``, ``run_id``) and what is printed (``json_line``)
+``output``      where the run folder goes (``out``, ``run_id``, ``compress``) and what is printed
+                (``json_line``)
 ==============  ===================================================================================
 
 Secrets never enter a record: API keys are read from the environment when a model is built, and
@@ -401,6 +402,11 @@ class OutputConfig(BaseModel):
     run_id: Annotated[str | None, Flag(metavar="ID")] = Field(
         default=None,
         description="Fixed run id (default: <UTC time>-<agent>-<model>-<hash>).",
+    )
+    compress: bool = Field(
+        default=False,
+        description="Store the trajectories as trajectories.jsonl.zst: one zstd frame per "
+        "group of episodes written together (every reader takes both files).",
     )
     json_line: Annotated[bool, Flag(name="--json")] = Field(
         default=False,

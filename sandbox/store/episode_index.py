@@ -1,9 +1,11 @@
-"""``EpisodeIndex``: where each episode of a run sits in ``trajectories.jsonl``, and its digest.
+"""``EpisodeIndex``: where each episode of a run sits in its trajectories file, and its digest.
 
 Readers that show a run (the viewer, the final answers of ``report.md``) need a line per episode
 (status, steps, usage, answer) and, for one episode, its whole trajectory; neither needs every
 trajectory validated. The index finds each line's episode from its first bytes and keeps the
-line's byte offset: one episode is read back by seeking there, without parsing the others.
+line's byte offset: one episode is read back by seeking there, without parsing the others. In a
+compressed file (``trajectories.jsonl.zst``) a line's place is its frame's offset and size and
+where the line sits in the frame: one episode is read back by decompressing its frame alone.
 Digests (``EpisodeDigest``) are made on demand, each line parsed once with ``json``.
 
 The file is append-only while a run is going: ``refresh`` parses only the bytes added since the
@@ -26,7 +28,7 @@ from pydantic import ValidationError
 from agents.trajectory import EpisodeUsage, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.manifest import EpisodeKey
-from sandbox.store.run_store import TRAJECTORIES
+from sandbox.store.trajectory_file import blocks, is_compressed, read_block, trajectories_file
 
 __all__ = ["EpisodeDigest", "EpisodeIndex"]
 
@@ -46,6 +48,7 @@ class EpisodeDigest:
     usage: EpisodeUsage
     infra_error: bool
     offset: int
+    """Where the line is: its byte offset in a plain file, its frame's in a compressed one."""
     length: int
 
     @property
@@ -89,25 +92,42 @@ def _key_of(line: bytes) -> EpisodeKey:
     return (str(data["scenario_id"]), int(data.get("trial") or 0))
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a line is: ``size`` bytes at ``offset`` hold it (a plain file: the line itself;
+    a compressed one: its frame), and the line is ``length`` bytes from ``start`` of them."""
+
+    offset: int
+    size: int
+    start: int
+    length: int
+
+
 @dataclass
 class EpisodeIndex:
     """The episodes of one run folder (or one ``.jsonl`` file), kept up to date by ``refresh``."""
 
     path: Path
-    _where: dict[EpisodeKey, tuple[int, int]] = field(default_factory=dict)
+    _where: dict[EpisodeKey, _Place] = field(default_factory=dict)
     _digests: dict[EpisodeKey, EpisodeDigest] = field(default_factory=dict)
     _file_id: tuple[int, int] | None = None
     _done: int = 0
+    _folder: Path | None = None
+    _block: tuple[int, bytes] | None = None
+    """The frame read last (its offset and lines): the next line asked for is often in it."""
 
     @classmethod
     def of(cls, run: str | Path) -> EpisodeIndex:
         path = Path(run)
-        index = cls(path / TRAJECTORIES if path.is_dir() else path)
+        index = cls(trajectories_file(path), _folder=path) if path.is_dir() else cls(path)
         index.refresh()
         return index
 
     def refresh(self) -> EpisodeIndex:
         """Take in the lines appended since the last refresh (all of them after a rewrite)."""
+        if self._folder is not None and not self.path.exists():  # a run not started yet
+            self.path = trajectories_file(self._folder)
+        self._block = None
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -118,32 +138,38 @@ class EpisodeIndex:
             self._where, self._digests, self._file_id, self._done = {}, {}, file_id, 0
         if st.st_size == self._done:
             return self
-        with open(self.path, "rb") as fh:
-            fh.seek(self._done)
-            block = fh.read(st.st_size - self._done)
-        end = block.rfind(b"\n") + 1  # bytes after the last newline: an unfinished write
-        start = 0
-        while start < end:
-            stop = block.index(b"\n", start)
-            if block[start:stop].strip():
-                self._locate(block[start:stop], self._done + start)
-            start = stop + 1
-        self._done += end
+        compressed = is_compressed(self.path)
+        for block in blocks(self.path, self._done):  # a torn tail waits for its end
+            data, start = block.data, 0
+            while start < len(data):
+                stop = data.index(b"\n", start)
+                if data[start:stop].strip():
+                    if compressed:
+                        place = _Place(block.offset, block.size, start, stop - start)
+                    else:
+                        place = _Place(block.offset + start, stop - start, 0, stop - start)
+                    self._locate(data[start:stop], place)
+                start = stop + 1
+            self._done = block.end
         return self
 
-    def _locate(self, line: bytes, offset: int) -> None:
+    def _locate(self, line: bytes, place: _Place) -> None:
         try:
             key = _key_of(line)
         except (ValueError, KeyError, TypeError) as e:
-            raise RunError(f"{self.path}: byte {offset}: not a trajectory line ({e})") from e
+            raise RunError(f"{self.path}: byte {place.offset}: not a trajectory line ({e})") from e
         self._where.pop(key, None)  # the latest line of an episode wins, in its place
-        self._where[key] = (offset, len(line))
+        self._where[key] = place
         self._digests.pop(key, None)
 
     def _line(self, fh: BinaryIO, key: EpisodeKey) -> bytes:
-        offset, length = self._where[key]
-        fh.seek(offset)
-        return fh.read(length)
+        place = self._where[key]
+        if not is_compressed(self.path):
+            fh.seek(place.offset)
+            return fh.read(place.length)
+        if self._block is None or self._block[0] != place.offset:
+            self._block = (place.offset, read_block(fh, True, place.offset, place.size))
+        return self._block[1][place.start : place.start + place.length]
 
     @property
     def keys(self) -> list[EpisodeKey]:
@@ -157,13 +183,13 @@ class EpisodeIndex:
         if missing:
             with open(self.path, "rb") as fh:
                 for key in missing:
-                    offset, length = self._where[key]
+                    place = self._where[key]
                     try:
                         data = json.loads(self._line(fh, key))
-                        self._digests[key] = _digest(data, offset, length)
+                        self._digests[key] = _digest(data, place.offset, place.length)
                     except (ValueError, KeyError, TypeError) as e:
                         raise RunError(
-                            f"{self.path}: byte {offset}: not a trajectory line ({e})"
+                            f"{self.path}: byte {place.offset}: not a trajectory line ({e})"
                         ) from e
         return [self._digests[k] for k in self._where]
 
@@ -173,8 +199,9 @@ class EpisodeIndex:
             return None
         if key not in self._digests:
             with open(self.path, "rb") as fh:
-                offset, length = self._where[key]
-                self._digests[key] = _digest(json.loads(self._line(fh, key)), offset, length)
+                place = self._where[key]
+                line = self._line(fh, key)
+                self._digests[key] = _digest(json.loads(line), place.offset, place.length)
         return self._digests[key]
 
     def __contains__(self, key: object) -> bool:

@@ -1,17 +1,19 @@
-"""The run folder: ``manifest.json``, ``trajectories.jsonl`` and ``scores.json`` (``RunStore``).
+"""The run folder: ``manifest.json``, the trajectories file and ``scores.json`` (``RunStore``).
 
 ::
 
     runs/<run-id>/
         manifest.json       Manifest: config, suite fingerprint, versions, git sha, status, times
         trajectories.jsonl  one Trajectory per finished episode, appended and fsynced in groups
+          (or trajectories.jsonl.zst with --compress: the same lines, one zstd frame a group)
         scores.json         written at the end of the run
 
 Crash safety: each group of trajectories (``append_lines``; a run's ``GroupCommit`` writes the
-episodes that finished together) is one ``write`` of whole lines on an ``O_APPEND`` descriptor,
-followed by ``fsync``, under a lock. A crash can at worst leave a torn last line; opening the store
-for appending cuts it. Readers ignore a torn last line. Resuming compacts the file (atomically)
-to one line per episode, dropping infrastructure- and harness-error episodes so they run again.
+episodes that finished together) is one ``write`` of whole lines (or of one zstd frame of them)
+on an ``O_APPEND`` descriptor, followed by ``fsync``, under a lock. A crash can at worst leave a
+torn last line or frame; opening the store for appending cuts it. Readers ignore it
+(``sandbox.store.trajectory_file``). Resuming compacts the file (atomically) to one line per
+episode, dropping infrastructure- and harness-error episodes so they run again.
 May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
 """
 
@@ -33,8 +35,18 @@ from sandbox.store.config import RECORDED, check_run_id
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
+from sandbox.store.trajectory_file import (
+    COMPRESSED,
+    PLAIN,
+    FrameWriter,
+    is_compressed,
+    iter_lines,
+    trajectories_file,
+    whole_end,
+)
 
 __all__ = [
+    "COMPRESSED",
     "MANIFEST",
     "SCORES",
     "TRAJECTORIES",
@@ -47,7 +59,7 @@ __all__ = [
 ]
 
 MANIFEST = "manifest.json"
-TRAJECTORIES = "trajectories.jsonl"
+TRAJECTORIES = PLAIN
 SCORES = "scores.json"
 
 
@@ -60,6 +72,7 @@ class RunStore:
         self.run_lock = RunLock(path, manifest.run_id)
         self._lock = threading.Lock()
         self._fd: int | None = None
+        self._writer: FrameWriter | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -148,7 +161,9 @@ class RunStore:
 
     @property
     def trajectories_path(self) -> Path:
-        return self.path / TRAJECTORIES
+        """``trajectories.jsonl``, or ``trajectories.jsonl.zst`` for a run made with
+        ``--compress`` (whichever exists: a run keeps the format it started with)."""
+        return trajectories_file(self.path, self.manifest.config.output.compress)
 
     def trajectories(self) -> list[Trajectory]:
         """The latest trajectory of each episode, in file order of that latest line."""
@@ -179,13 +194,20 @@ class RunStore:
         _write_lines_atomic(self.trajectories_path, kept, len(order))
         return costs
 
+    @property
+    def _frames(self) -> FrameWriter:
+        if self._writer is None or self._writer.compressed != is_compressed(self.trajectories_path):
+            self._writer = FrameWriter(is_compressed(self.trajectories_path))
+        return self._writer
+
     def append(self, trajectory: Trajectory) -> None:
         """Append one trajectory as one line, then fsync (``append_lines``)."""
         self.append_lines([trajectory.to_json_line().encode("utf-8")])
 
     def append_lines(self, lines: list[bytes]) -> None:
-        """Append whole trajectory lines with one ``write``, then one ``fsync``. Safe from
-        several threads (a run appends from its group-commit thread: ``GroupCommit``).
+        """Append whole trajectory lines with one ``write`` (of one zstd frame of them in a
+        compressed file), then one ``fsync``. Safe from several threads (a run appends from its
+        group-commit thread: ``GroupCommit``).
 
         When the write fails (a full disk, a file size limit), the lines are written one by one
         instead, as many as fit; the first that does not is cut, none after it is written, and
@@ -197,13 +219,13 @@ class RunStore:
             except OSError as e:
                 raise RunError(f"cannot write {self.trajectories_path}: {e.strerror}") from e
             try:
-                _write_whole(fd, b"".join(lines))
+                _write_whole(fd, self._frames.encode(lines))
                 stored = len(lines)
             except OSError as e:
                 error: OSError | None = e
                 stored = 0
                 if len(lines) > 1:
-                    stored, error = _write_each(fd, lines)
+                    stored, error = _write_each(fd, [self._frames.encode([li]) for li in lines])
             else:
                 error = None
             try:
@@ -219,8 +241,13 @@ class RunStore:
 
     def _open_fd(self) -> int:
         if self._fd is None:
-            fd = os.open(self.trajectories_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            _cut_torn_tail(fd)
+            path = self.trajectories_path
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                _cut_torn_tail(fd, is_compressed(path))
+            except BaseException:
+                os.close(fd)
+                raise
             self._fd = fd
         return self._fd
 
@@ -287,12 +314,13 @@ def needs_rerun(traj: Trajectory) -> bool:
 
 
 def read_trajectories(run: str | Path) -> list[Trajectory]:
-    """The trajectories of a run folder (or a ``.jsonl`` file), the latest line per episode.
+    """The trajectories of a run folder (or a ``.jsonl`` or ``.jsonl.zst`` file), the latest
+    line per episode.
 
     A torn last line (a crash mid-write) is ignored; a bad line elsewhere is a ``RunError``.
     """
     path = Path(run)
-    file = path / TRAJECTORIES if path.is_dir() else path
+    file = trajectories_file(path) if path.is_dir() else path
     if not file.exists():
         if path.is_dir() and (path / MANIFEST).exists():
             return []
@@ -310,57 +338,69 @@ def iter_trajectories(file: Path) -> Iterator[tuple[int, Trajectory]]:
     """Every whole line of a trajectories file as ``(line number, Trajectory)``, in file order
     (blank lines and a torn last line skipped; a bad line is a ``RunError``). Nothing is kept:
     one trajectory at a time is in memory."""
+    for lineno, line in enumerate(_whole_lines(file), 1):
+        if not line.strip():
+            continue
+        try:
+            traj = Trajectory.model_validate_json(line)
+        except ValidationError as e:
+            raise RunError(
+                f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
+            ) from e
+        yield lineno, traj
+
+
+def _whole_lines(file: Path) -> Iterator[bytes]:
+    """The whole lines of a trajectories file (``trajectory_file.iter_lines``), a plain one
+    read line by line."""
+    if is_compressed(file):
+        yield from iter_lines(file)
+        return
     if not file.exists():
         return
     with file.open("rb") as fh:
-        for lineno, line in enumerate(fh, 1):
+        for line in fh:
             if not line.endswith(b"\n"):
                 return  # bytes after the last newline: an unfinished write, never an episode
-            if not line.strip():
-                continue
-            try:
-                traj = Trajectory.model_validate_json(line)
-            except ValidationError as e:
-                raise RunError(
-                    f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
-                ) from e
-            yield lineno, traj
+            yield line
 
 
-def _cut_torn_tail(fd: int) -> None:
-    size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
-    keep = 0
-    end = size
-    while end > 0:
-        start = max(0, end - 65536)
-        block = os.pread(fd, end - start, start)
-        nl = block.rfind(b"\n")
-        if nl >= 0:
-            keep = start + nl + 1
-            break
-        end = start
-    os.ftruncate(fd, keep)
-    os.fsync(fd)
+def _cut_torn_tail(fd: int, compressed: bool) -> None:
+    """Cut what a crash left after the last whole line (or frame)."""
+    keep = whole_end(fd, compressed)
+    if keep != os.fstat(fd).st_size:
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
 
 
 def _write_atomic(path: Path, text: str) -> None:
     _write_lines_atomic(path, iter([(0, text)]), 1)
 
 
+_FRAME_BYTES = 1 << 18
+"""Lines a rewritten compressed file puts in one frame (compaction: the lines are all there)."""
+
+
 def _write_lines_atomic(path: Path, lines: Iterator[tuple[int, str]], count: int) -> None:
     """Write ``count`` texts, each given once with its place, in place order, atomically. Texts
-    given in place order go straight to the file; the others wait until their turn."""
+    given in place order go straight to the file; the others wait until their turn. A ``.zst``
+    file gets them as zstd frames of about ``_FRAME_BYTES`` each."""
     tmp = path.with_name(path.name + ".tmp")
+    frames = FrameWriter(is_compressed(path))
     waiting: dict[int, str] = {}
+    pending: list[bytes] = []
     at = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with tmp.open("wb") as fh:
         for place, text in lines:
             waiting[place] = text
             while at in waiting:
-                fh.write(waiting.pop(at))
+                pending.append(waiting.pop(at).encode("utf-8"))
                 at += 1
+            if sum(map(len, pending)) >= _FRAME_BYTES or not frames.compressed:
+                fh.write(frames.encode(pending))
+                pending = []
+        if pending:
+            fh.write(frames.encode(pending))
         if at != count or waiting:
             raise RunError(f"{path}: changed while it was rewritten")
         fh.flush()

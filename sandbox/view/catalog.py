@@ -32,8 +32,9 @@ from sandbox.eval.evaluate import RunScores
 from sandbox.eval.headline import Headline, headline
 from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
-from sandbox.store import MANIFEST, SCORES, TRAJECTORIES, EpisodeKey, Manifest, RunStore
+from sandbox.store import MANIFEST, SCORES, EpisodeKey, Manifest, RunStore
 from sandbox.store.config import RECORDED
+from sandbox.store.trajectory_file import blocks, is_compressed, trajectories_file
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
 
@@ -133,11 +134,13 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _count_lines(path: Path) -> int:
-    """Finished lines of a trajectories file (a torn last line does not count)."""
+    """Finished lines of a trajectories file (a torn last line or frame does not count)."""
     try:
+        if is_compressed(path):
+            return sum(block.data.count(b"\n") for block in blocks(path))
         with open(path, "rb") as fh:
             return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
+    except (OSError, RunError):
         return 0
 
 
@@ -188,7 +191,7 @@ def read_record(path: Path, key: str) -> RunRecord:
         entry.cost, entry.tokens = u.cost, u.tokens
         entry.model_calls, entry.tool_calls = u.model_calls, u.tool_calls
     else:
-        entry.finished = _count_lines(path / TRAJECTORIES)
+        entry.finished = _count_lines(trajectories_file(path))
     return RunRecord(path, entry, manifest)
 
 
@@ -241,7 +244,7 @@ class Catalog:
             path = self._scan().get(key)
         if path is None:
             return None
-        stamp = (_stamp(path / MANIFEST), _stamp(path / SCORES), _stamp(path / TRAJECTORIES))
+        stamp = (_stamp(path / MANIFEST), _stamp(path / SCORES), _stamp(trajectories_file(path)))
         if stamp[0] is None:
             return None
         cached = self._cache.get(key)

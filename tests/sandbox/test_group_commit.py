@@ -23,6 +23,7 @@ from sandbox.errors import RunError
 from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
 from sandbox.store.config import RunConfig
 from sandbox.store.group_commit import GroupCommit
+from sandbox.store.trajectory_file import COMPRESSED, PLAIN, iter_lines
 from tests.agents.models.openai_server import ScriptedOpenAIServer, finish_reply, slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,9 +119,8 @@ async def test_a_group_that_cannot_be_written_reports_nothing_and_stops_the_run(
 
 
 def _lines(file: Path) -> list[bytes]:
-    if not file.exists():
-        return []
-    return [x for x in file.read_bytes().split(b"\n")[:-1] if x]
+    """The whole lines of a trajectories file, plain or compressed (a torn tail left out)."""
+    return [x.rstrip(b"\n") for x in iter_lines(file) if x.strip()]
 
 
 def _keys(lines: list[bytes]) -> list[tuple[str, int]]:
@@ -145,16 +145,18 @@ def _kill_after(proc: subprocess.Popen[bytes], file: Path, at_least: int) -> str
     return err.decode()
 
 
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "compressed"])
 def test_kill_9_during_grouped_commits_loses_nothing_reported_and_doubles_nothing(
-    tmp_path: Path,
+    tmp_path: Path, compress: bool
 ) -> None:
     """Eight episodes at once finish together (a model answering every request after the same
     delay); the run is killed twice mid-way and resumed each time. Every episode the progress
     reported before a kill is in the file, no episode is stored twice, and the last resume
-    completes the run with one line per episode."""
+    completes the run with one line per episode. Compressed (``--compress``), each group is one
+    zstd frame: a frame torn by the kill is cut at its start when the run resumes."""
     suite = suite_path(tmp_path)
     run = tmp_path / "runs" / "grouped"
-    file = run / "trajectories.jsonl"
+    file = run / (COMPRESSED if compress else PLAIN)
     with ScriptedOpenAIServer() as server:
         server.default = lambda body: slow(finish_reply("It is done."), 0.05)
         base = [sys.executable, "-m", "sandbox", "run"]
@@ -163,6 +165,7 @@ def test_kill_9_during_grouped_commits_loses_nothing_reported_and_doubles_nothin
             *("--suite", str(suite), "--agent", "react", "--trials", "8", "--concurrency", "8"),
             *("--model", f"openai:scripted@{server.base_url}"),
             *("--out", str(tmp_path / "runs"), "--run-id", "grouped", "--no-plots"),
+            *(["--compress"] if compress else []),
         ]
         total = 0
         for attempt, at_least in enumerate((6, 20)):
@@ -185,6 +188,7 @@ def test_kill_9_during_grouped_commits_loses_nothing_reported_and_doubles_nothin
     summary = json.loads(done.stdout.decode().strip().splitlines()[-1])
     stored = _keys(_lines(file))
     assert len(stored) == len(set(stored)) == total == summary["episodes"] == summary["n"]
+    assert not (run / (PLAIN if compress else COMPRESSED)).exists()
 
 
 def test_a_group_larger_than_the_room_left_keeps_the_lines_that_fit(tmp_path: Path) -> None:
@@ -216,4 +220,4 @@ def test_a_group_larger_than_the_room_left_keeps_the_lines_that_fit(tmp_path: Pa
     )
     assert done.stdout.strip() == "2"
     assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b"]
-    assert (store.path / "trajectories.jsonl").read_bytes().endswith(b"\n")
+    assert (store.path / PLAIN).read_bytes().endswith(b"\n")

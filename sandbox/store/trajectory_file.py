@@ -1,0 +1,232 @@
+"""The trajectories file of a run folder, plain or compressed, read as blocks of whole lines.
+
+``trajectories.jsonl`` holds one JSON line per finished episode. ``trajectories.jsonl.zst``
+(``--compress``) holds the same lines as a sequence of independent zstd frames, one per group
+commit, each frame whole lines: the file is an ordinary multi-frame zstd file (``zstd -d``
+reads it), and a frame is appended with one ``write`` exactly as a group of plain lines is.
+
+A crash can leave a torn tail: bytes after the last newline of a plain file, an unfinished last
+frame of a compressed one. ``blocks`` stops before it, ``whole_end`` says where it starts (opening
+the file for appending cuts it there). A compressed file's frames are found by walking their
+headers (the frame header, then each block's 3-byte header, then the checksum), so finding the
+torn tail decompresses nothing. May import ``sandbox.errors`` only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import zstandard
+
+from sandbox.errors import RunError
+
+__all__ = [
+    "COMPRESSED",
+    "PLAIN",
+    "Block",
+    "FrameWriter",
+    "blocks",
+    "is_compressed",
+    "iter_lines",
+    "read_block",
+    "trajectories_file",
+    "whole_end",
+]
+
+PLAIN = "trajectories.jsonl"
+COMPRESSED = "trajectories.jsonl.zst"
+ZSTD_LEVEL = 3
+"""zstd's default level: 3.6x on the default suite's lines one frame each, ~30 us a line."""
+_CHUNK = 1 << 20
+_MAGIC = b"\x28\xb5\x2f\xfd"
+_SKIPPABLE = 0x184D2A50  # .. 0x184D2A5F: a skippable frame (4-byte magic, 4-byte size)
+
+
+def trajectories_file(folder: Path, compress: bool = False) -> Path:
+    """The trajectories file of a run folder: the one that exists (the compressed one when both
+    do), else the one ``compress`` asks for."""
+    zst, plain = folder / COMPRESSED, folder / PLAIN
+    if zst.exists():
+        return zst
+    if plain.exists() or not compress:
+        return plain
+    return zst
+
+
+def is_compressed(file: Path) -> bool:
+    return file.name.endswith(".zst")
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole lines of a trajectories file: ``data`` (decompressed), stored at ``offset`` in
+    ``size`` bytes of the file (a plain file's block is its lines as they are)."""
+
+    offset: int
+    size: int
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+
+def blocks(file: Path, start: int = 0) -> Iterator[Block]:
+    """The blocks of whole lines from byte ``start`` (a block boundary) on, in file order; a torn
+    tail is left out. A compressed file's block is one frame; a plain file's, a run of lines."""
+    if not file.exists():
+        return
+    with file.open("rb") as fh:
+        fh.seek(start)
+        if is_compressed(file):
+            dctx = zstandard.ZstdDecompressor()
+            for offset, frame in _frames(fh, start, file):
+                yield Block(offset, len(frame), _decompress(dctx, frame, file, offset))
+        else:
+            yield from _plain_blocks(fh, start)
+
+
+def iter_lines(file: Path) -> Iterator[bytes]:
+    """Every whole line (newline included) of a trajectories file, in file order."""
+    for block in blocks(file):
+        yield from block.data.splitlines(keepends=True)
+
+
+def read_block(fh: BinaryIO, compressed: bool, offset: int, size: int) -> bytes:
+    """The lines of one block, read at ``offset`` (``size`` bytes) of an open file."""
+    fh.seek(offset)
+    data = fh.read(size)
+    if not compressed:
+        return data
+    return _decompress(zstandard.ZstdDecompressor(), data, Path(fh.name), offset)
+
+
+def whole_end(fd: int, compressed: bool) -> int:
+    """Where the whole blocks of an open file end: its size, or where a torn tail starts."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return 0
+    if not compressed:
+        return _last_newline_end(fd, size)
+    with os.fdopen(os.dup(fd), "rb") as fh:
+        fh.seek(0)
+        end = 0
+        for offset, frame in _frames(fh, 0, Path(f"fd {fd}")):
+            end = offset + len(frame)
+        return end
+
+
+class FrameWriter:
+    """Turns groups of whole lines into what is appended: the lines themselves, or one zstd
+    frame of them (with its content size and checksum, so a reader can tell a torn frame)."""
+
+    def __init__(self, compressed: bool) -> None:
+        self.compressed = compressed
+        self._cctx = (
+            zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True) if compressed else None
+        )
+
+    def encode(self, lines: Iterable[bytes]) -> bytes:
+        data = b"".join(lines)
+        return data if self._cctx is None else self._cctx.compress(data)
+
+
+# -- plain files ---------------------------------------------------------------------------------
+
+
+def _plain_blocks(fh: BinaryIO, start: int) -> Iterator[Block]:
+    offset, rest = start, b""
+    while chunk := fh.read(_CHUNK):
+        data = rest + chunk
+        end = data.rfind(b"\n") + 1
+        if end:
+            yield Block(offset, end, data[:end])
+            offset += end
+        rest = data[end:]
+
+
+def _last_newline_end(fd: int, size: int) -> int:
+    if os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    end = size
+    while end > 0:
+        start = max(0, end - 65536)
+        nl = os.pread(fd, end - start, start).rfind(b"\n")
+        if nl >= 0:
+            return start + nl + 1
+        end = start
+    return 0
+
+
+# -- compressed files ----------------------------------------------------------------------------
+
+
+def _frames(fh: BinaryIO, start: int, file: Path) -> Iterator[tuple[int, bytes]]:
+    """``(offset, frame bytes)`` of each whole frame from ``start``; an unfinished last frame is
+    left out (a torn write); bytes that start no frame are a ``RunError``."""
+    buf, base = b"", start  # buf holds the file from offset base
+    pos = 0
+    while True:
+        try:
+            end = _frame_end(buf, pos)
+        except ValueError as e:
+            raise RunError(f"{file}: byte {base + pos}: not a zstd frame ({e})") from e
+        if end is None:  # the frame goes on past what is read: read more, or it is torn
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                return
+            buf, base, pos = buf[pos:] + chunk, base + pos, 0
+            continue
+        if end > pos and buf[pos : pos + 4] == _MAGIC:
+            yield base + pos, buf[pos:end]
+        pos = end
+
+
+def _frame_end(buf: bytes, pos: int) -> int | None:
+    """Where the frame at ``pos`` ends, or None when ``buf`` ends first (``ValueError``: no
+    frame starts there). Reads the headers only: RFC 8878, sections 3.1.1 and 3.1.1.2."""
+    if len(buf) - pos < 8:
+        return None if len(buf) - pos < 4 or buf[pos : pos + 4] == _MAGIC else _skippable(buf, pos)
+    if buf[pos : pos + 4] != _MAGIC:
+        return _skippable(buf, pos)
+    descriptor = buf[pos + 4]
+    single = (descriptor >> 5) & 1
+    header = 5 + (1 - single) + (0, 1, 2, 4)[descriptor & 3]
+    header += ((1 if single else 0), 2, 4, 8)[descriptor >> 6]
+    at = pos + header
+    while True:
+        if at + 3 > len(buf):
+            return None
+        block = int.from_bytes(buf[at : at + 3], "little")
+        kind, size = (block >> 1) & 3, block >> 3
+        if kind == 3:
+            raise ValueError("reserved block type")
+        at += 3 + (1 if kind == 1 else size)
+        if block & 1:
+            break
+    at += 4 * ((descriptor >> 2) & 1)
+    return at if at <= len(buf) else None
+
+
+def _skippable(buf: bytes, pos: int) -> int | None:
+    magic = int.from_bytes(buf[pos : pos + 4], "little")
+    if magic & 0xFFFFFFF0 != _SKIPPABLE:
+        raise ValueError("bad magic number")
+    if len(buf) - pos < 8:
+        return None
+    end = pos + 8 + int.from_bytes(buf[pos + 4 : pos + 8], "little")
+    return end if end <= len(buf) else None
+
+
+def _decompress(dctx: zstandard.ZstdDecompressor, frame: bytes, file: Path, offset: int) -> bytes:
+    try:
+        data = dctx.decompressobj().decompress(frame)
+    except zstandard.ZstdError as e:
+        raise RunError(f"{file}: byte {offset}: a zstd frame that does not decompress ({e})") from e
+    if data and not data.endswith(b"\n"):
+        raise RunError(f"{file}: byte {offset}: a zstd frame that does not end a line")
+    return data
