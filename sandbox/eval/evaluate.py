@@ -13,7 +13,8 @@ May import ``sandbox.store``, ``models`` (the judge's cache) and ``eval`` module
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from array import array
+from collections.abc import Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,14 +42,16 @@ from sandbox.eval.stats import (
     mean_pass_at_k,
     mean_pass_hat_k,
 )
-from sandbox.eval.step_report import StepReport, step_reports
+from sandbox.eval.step_report import StepReport, StepScorer
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.eval.steps.reason_score import ThoughtSimilarity
 from sandbox.eval.steps.selection import ChosenProtocol, StepSelection
-from sandbox.eval.usage import UsageTotals
+from sandbox.eval.usage import USAGE_TYPES, UsageTotals, counts
 from sandbox.eval.win_rate import RunSide, WinSummary
 from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
 from sandbox.store.gc_pause import paused_gc
+from sandbox.store.run_store import iter_latest
+from sandbox.store.trajectory_file import trajectories_file
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
 
@@ -137,18 +140,23 @@ class RunScores(OmitEmpty):
 
 
 class LoadedRun(BaseModel):
+    """A run folder's manifest; its trajectories are read from ``path`` when needed."""
+
     path: str
     manifest: Manifest
-    trajectories: list[Trajectory]
+
+    def latest(self) -> Iterator[Trajectory]:
+        """The latest trajectory of each episode, in file order, one at a time."""
+        return iter_latest(trajectories_file(Path(self.path)))
 
 
 def load_run(run_dir: str | Path) -> LoadedRun:
-    """The manifest and trajectories of a run folder; RunError when missing or corrupt."""
+    """The manifest of a run folder; RunError when missing or corrupt."""
     path = Path(run_dir)
     if not path.is_dir():
         raise RunError(f"no run folder at {path} (pass the folder runs/<run-id>)")
     store = RunStore.open(path)
-    return LoadedRun(path=str(path), manifest=store.manifest, trajectories=read_trajectories(path))
+    return LoadedRun(path=str(path), manifest=store.manifest)
 
 
 def suite_for(run: LoadedRun, suite: Suite | str | Path | None) -> tuple[Suite, list[str]]:
@@ -243,15 +251,38 @@ class _Request:
 
 @dataclass
 class _Scored:
-    """One run being scored: its record, suite, selected tasks and episodes, and notes."""
+    """One run being scored: its record (no trajectory: they are streamed, ``_stream``), suite,
+    selected tasks and episodes, and notes."""
 
     run: LoadedRun
     suite: Suite
     tasks: list[Task]
     keys: list[tuple[str, int]]
-    trajs: list[Trajectory]
     notes: list[str]
     seed: int
+    stray_note_at: int = 0
+    """Where the note on trajectories of other tasks goes among ``notes`` (known only once
+    they are read): after the suite's, before the reference's."""
+
+    def trajectories(self) -> list[Trajectory]:
+        """The run's trajectories of the selected tasks, in the run's episode order (held all
+        at once: for a protocol that labels a run as a whole, and a reference comparison)."""
+        position = {t.id: i for i, t in enumerate(self.tasks)}
+        return sorted(
+            (t for t in read_trajectories(self.run.path) if t.scenario_id in position),
+            key=lambda t: (position[t.scenario_id], t.trial),
+        )
+
+
+@dataclass
+class _Streamed:
+    """What one pass over a run's trajectories keeps of them: labels, step scores (a table),
+    each episode's usage and final answer, in the run's episode order; nothing else."""
+
+    labels: list[EpisodeLabel]
+    steps: dict[str, StepReport]
+    usage: UsageTotals
+    answers: dict[EpisodeKey, str | None]
 
 
 async def evaluate_run_async(
@@ -292,19 +323,127 @@ def _scored_run(run_dir: str | Path, suite: Suite | str | Path | None, seed: int
     tasks, keys = run_tasks(run, loaded)
     if not tasks:
         raise RunError(f"run {run.manifest.run_id}: none of its tasks is in suite {loaded.name}")
-    ids = {t.id for t in tasks}
-    stray = sum(1 for t in run.trajectories if t.scenario_id not in ids)
-    if stray:
-        notes.append(f"{stray} trajectories of tasks outside the run's selection were ignored")
-    # In the run's episode order, not the order they finished in: scores (bootstrap intervals
-    # included) must not depend on which episode an executor happened to finish first.
-    position = {t.id: i for i, t in enumerate(tasks)}
-    trajs = sorted(
-        (t for t in run.trajectories if t.scenario_id in ids),
-        key=lambda t: (position[t.scenario_id], t.trial),
-    )
     seed = run.manifest.seed if seed is None else seed
-    return _Scored(run, loaded, tasks, keys, trajs, notes, seed)
+    return _Scored(run, loaded, tasks, keys, notes, seed, stray_note_at=len(notes))
+
+
+LABEL_CHUNK = 100
+"""Episodes a protocol that labels each episode alone is given at once (``_stream``)."""
+
+
+class _Labeller:
+    """Labels the trajectories of a run as they stream by: in chunks of ``LABEL_CHUNK`` when the
+    protocol says an episode's label depends on that episode alone (``labels_each_episode``),
+    else all at once at the end (the run's trajectories read again and held)."""
+
+    def __init__(self, request: _Request, scored: _Scored) -> None:
+        self.request, self.scored = request, scored
+        self.each = bool(getattr(request.protocol, "labels_each_episode", False))
+        self.labels: list[EpisodeLabel] = []
+        self._chunk: list[Trajectory] = []
+
+    async def _label(self, trajs: list[Trajectory], keys: list[EpisodeKey]) -> None:
+        r = self.request
+        self.labels += await r.protocol.label(trajs, self.scored.tasks, keys, r.judge, r.settings)
+
+    async def add(self, traj: Trajectory) -> None:
+        if not self.each:
+            return
+        self._chunk.append(traj)
+        if len(self._chunk) >= LABEL_CHUNK:
+            chunk, self._chunk = self._chunk, []
+            await self._label(chunk, _keys(chunk))
+
+    async def done(self, rows: _EpisodeRows) -> list[EpisodeLabel]:
+        """Every label, in the run's episode order (an expected episode without a trajectory
+        among ``rows`` labelled as the protocol labels a missing one)."""
+        scored = self.scored
+        if not self.each:
+            await self._label(scored.trajectories(), scored.keys)
+            return self.labels
+        await self._label(self._chunk, _keys(self._chunk))
+        seen, position = rows.seen(), rows.position
+        missing = [k for k in scored.keys if (position[k[0]], k[1]) not in seen]
+        await self._label([], missing)
+        return sorted(self.labels, key=lambda lb: (position[lb.task_id], lb.trial))
+
+
+class _EpisodeRows:
+    """What the scores keep of each streamed episode besides its label and step scores: where it
+    goes in the run's episode order, its usage, its steps and its final answer (columns)."""
+
+    def __init__(self, tasks: Sequence[Task]) -> None:
+        self.tasks = tasks
+        self.position = {t.id: i for i, t in enumerate(tasks)}
+        self._where = array("q")  # task position, trial: two numbers a row
+        self._steps = array("q")
+        self._usage: list[array[Any]] = [array("d" if t is float else "q") for t in USAGE_TYPES]
+        self._answers: list[str | None] = []
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def add(self, traj: Trajectory) -> None:
+        self._where.extend((self.position[traj.scenario_id], traj.trial))
+        self._steps.append(len(traj.nodes))
+        for column, value in zip(self._usage, counts(traj.usage), strict=True):
+            column.append(value)
+        self._answers.append(traj.final_answer)
+
+    def _place(self, i: int) -> tuple[int, int]:
+        return self._where[2 * i], self._where[2 * i + 1]
+
+    def seen(self) -> set[tuple[int, int]]:
+        return {self._place(i) for i in range(len(self))}
+
+    def order(self) -> list[int]:
+        """Row indices in the run's episode order (task order, then trial)."""
+        return sorted(range(len(self)), key=self._place)
+
+    def usage(self, order: Sequence[int]) -> UsageTotals:
+        return UsageTotals.of_counts(
+            (tuple(c[i] for c in self._usage), self._steps[i]) for i in order
+        )
+
+    def answers(self, order: Sequence[int]) -> dict[EpisodeKey, str | None]:
+        out: dict[EpisodeKey, str | None] = {}
+        for i in order:
+            task, trial = self._place(i)
+            out[(self.tasks[task].id, trial)] = self._answers[i]
+        return out
+
+
+async def _stream(request: _Request, scored: _Scored) -> _Streamed:
+    """One pass over the run's trajectories (the latest of each episode, in file order): each is
+    labelled (``_Labeller``), step-scored into a table, and reduced to a row (``_EpisodeRows``),
+    then dropped. Everything is then put in the run's episode order, not the order episodes
+    finished in: scores (bootstrap intervals included) must not depend on which finished first."""
+    scorer = StepScorer(scored.tasks, scored.suite, request.steps, request.similarity)
+    labeller = _Labeller(request, scored)
+    rows = _EpisodeRows(scored.tasks)
+    stray = 0
+    for traj in scored.run.latest():
+        if traj.scenario_id not in rows.position:
+            stray += 1
+            continue
+        scorer.add(traj)
+        rows.add(traj)
+        await labeller.add(traj)
+    if stray:
+        note = f"{stray} trajectories of tasks outside the run's selection were ignored"
+        scored.notes.insert(scored.stray_note_at, note)
+    labels = await labeller.done(rows)
+    order = rows.order()
+    return _Streamed(
+        labels=labels,
+        steps=scorer.reports(scored.seed, order),
+        usage=rows.usage(order),
+        answers=rows.answers(order),
+    )
+
+
+def _keys(trajs: Sequence[Trajectory]) -> list[EpisodeKey]:
+    return [(t.scenario_id, t.trial) for t in trajs]
 
 
 def _open_reference(scored: _Scored, reference_run: str | Path) -> LoadedRun:
@@ -313,7 +452,7 @@ def _open_reference(scored: _Scored, reference_run: str | Path) -> LoadedRun:
     differ, name both."""
     ref = load_run(reference_run)
     ids = {t.id for t in scored.tasks}
-    theirs = {str(k[0]) for k in ref.manifest.episodes} or {t.scenario_id for t in ref.trajectories}
+    theirs = {str(k[0]) for k in ref.manifest.episodes} or {t.scenario_id for t in ref.latest()}
     shared = len(ids & theirs)
     run_id, ref_id = scored.run.manifest.run_id, ref.manifest.run_id
     if not shared:
@@ -342,13 +481,14 @@ async def _reference(
     """The comparison with the reference run, whose episodes are labelled over what it planned
     itself (of the candidate's tasks), as ``sandbox compare`` labels every run."""
     ids = {t.id for t in scored.tasks}
-    ref_trajs = [t for t in ref.trajectories if t.scenario_id in ids]
+    ref_trajs = [t for t in read_trajectories(ref.path) if t.scenario_id in ids]
     ref_keys = [k for k in run_tasks(ref, scored.suite)[1] if k[0] in ids]
     proto, judge, settings = request.protocol, request.judge, request.settings
     ref_labels = await proto.label(ref_trajs, scored.tasks, ref_keys, judge, settings)
+    trajs = scored.trajectories()
     return await compare_with_reference(
         proto,
-        RunSide(name=scored.run.manifest.run_id, trajectories=scored.trajs, labels=labels),
+        RunSide(name=scored.run.manifest.run_id, trajectories=trajs, labels=labels),
         RunSide(name=ref.manifest.run_id, trajectories=ref_trajs, labels=ref_labels),
         scored.tasks,
         judge,
@@ -365,28 +505,27 @@ async def _evaluate_run(
     ref = None
     if request.reference_run is not None:  # checked before the judge is asked anything
         ref = _open_reference(scored, request.reference_run)
-    proto, judge = request.protocol, request.judge
-    labels = await proto.label(scored.trajs, scored.tasks, scored.keys, judge, request.settings)
+    streamed = await _stream(request, scored)
+    labels = streamed.labels
     reference = None
     if ref is not None:
         reference = await _reference(request, scored, labels, ref)
-    steps = step_reports(
-        scored.trajs, scored.tasks, scored.suite, scored.seed, request.steps, request.similarity
-    )
-    scores = _run_scores(request, scored, labels)
+    steps = streamed.steps
+    scores = _run_scores(request, scored, labels, streamed.usage)
     scores.step_scores = steps.pop(DEFAULT_STEP_PROTOCOL, None)
     scores.step_protocols = steps
     scores.reference = reference
-    scores._answers = {(t.scenario_id, t.trial): t.final_answer for t in scored.trajs}
-    scores._scoring_rule = proto.scoring_rule
+    scores._answers = streamed.answers
+    scores._scoring_rule = request.protocol.scoring_rule
     return scores
 
 
-def _run_scores(request: _Request, scored: _Scored, labels: list[EpisodeLabel]) -> RunScores:
+def _run_scores(
+    request: _Request, scored: _Scored, labels: list[EpisodeLabel], usage: UsageTotals
+) -> RunScores:
     """The scores of the outcome half (labels, pass rate, usage, infrastructure)."""
     proto, judge, manifest = request.protocol, request.judge, scored.run.manifest
     at_k, hat_k = trial_rates([lb for lb in labels if lb.excluded is None])
-    usage = UsageTotals.of(scored.trajs)
     simulator = manifest.tools.get("simulator")
     return RunScores(
         run_id=manifest.run_id,

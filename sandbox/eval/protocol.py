@@ -68,6 +68,9 @@ class EvalProtocol(Protocol):
     """The protocol's samples, rounds and temperature when the user gives none."""
     scoring_rule: str
     """What each label scores in the pass rate, as ``report.md`` states it."""
+    # Optional: ``labels_each_episode = True`` says an episode's label depends on that episode
+    # (and its task) alone, so ``evaluate_run`` labels a run in chunks as it streams it, in
+    # constant memory; without it a protocol gets every trajectory of the run in one call.
 
     async def label(
         self,

@@ -69,6 +69,8 @@ class DefaultProtocol(ProtocolBase):
     name = "default"
     summary = "checks, then rules, then a judge's majority; ties count half"
     judge_required = False
+    labels_each_episode = True
+    """An episode's label depends on that episode alone: a run is labelled as it streams."""
     defaults = JudgeSettings(samples=3, rounds=1, temperature=0.2)
 
     # -- pass rate ---------------------------------------------------------------------------

@@ -8,9 +8,10 @@ viewer. May import ``eval`` modules and ``sandbox.store``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +48,52 @@ def stable(value: Any, decimals: int = DECIMALS) -> Any:
 
 
 def scores_json(scores: RunScores) -> str:
-    data = stable(scores.model_dump(mode="json", by_alias=True))
-    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return "".join(scores_json_parts(scores))
 
 
-def _write_atomic(path: Path, data: str | bytes) -> None:
+_LABELS_MARK = "\x00labels\x00"
+
+
+def scores_json_parts(scores: RunScores) -> Iterator[str]:
+    """``scores.json``'s text in pieces, ``_LABEL_BATCH`` labels at a time: the same text as one
+    ``json.dumps(stable(scores.model_dump(...)), sort_keys=True, indent=2)``, without the whole
+    run's labels ever being one dict or one string (a run of 100,000 episodes has as many)."""
+    data = stable(scores.model_dump(mode="json", by_alias=True, exclude={"labels"}))
+    data["labels"] = _LABELS_MARK
+    before, after = _json(data).split(json.dumps(_LABELS_MARK), 1)
+    yield before
+    labels = scores.labels
+    if not labels:
+        yield "[]"
+    for start in range(0, len(labels), _LABEL_BATCH):
+        batch = [
+            stable(lb.model_dump(mode="json", by_alias=True))
+            for lb in labels[start : start + _LABEL_BATCH]
+        ]
+        items = _json(batch)[2:-2]  # "[\n" and "\n]" off: the items, two spaces in
+        yield ("[\n  " if start == 0 else ",\n  ") + items.replace("\n", "\n  ")
+    if labels:
+        yield "\n  ]"
+    yield after + "\n"
+
+
+_LABEL_BATCH = 1000
+"""Labels dumped with one ``json.dumps`` (with ``indent``, each call makes cyclic garbage)."""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def _write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     if isinstance(data, str):
         tmp.write_text(data, encoding="utf-8")
-    else:
+    elif isinstance(data, bytes):
         tmp.write_bytes(data)
+    else:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.writelines(data)
     os.replace(tmp, path)
 
 
@@ -105,6 +142,16 @@ def render_markdown(
     """The report for people, one section after the other. ``answers`` adds each episode's
     final answer to the episode table; ``view_command`` is the command line that opens this run
     in the viewer."""
+    return "".join(markdown_parts(scores, answers=answers, view_command=view_command))
+
+
+def markdown_parts(
+    scores: RunScores,
+    *,
+    answers: Mapping[EpisodeKey, str | None] | None = None,
+    view_command: str | None = None,
+) -> Iterator[str]:
+    """``render_markdown``'s text line by line (the episode table's rows made one at a time)."""
     out = _header(scores, view_command)
     out += _pass_rate_section(scores)
     out += _trials_section(scores)
@@ -116,8 +163,8 @@ def render_markdown(
     out += _judge_section(scores)
     out += _reference_section(scores)
     out += _notes_section(scores)
-    out += _episodes_section(scores, answers or {})
-    return "\n".join(out) + "\n"
+    for line in itertools.chain(out, _episodes_section(scores, answers or {})):
+        yield line + "\n"
 
 
 def _header(scores: RunScores, view_command: str | None) -> list[str]:
@@ -294,22 +341,17 @@ def _notes_section(scores: RunScores) -> list[str]:
     return ["", "## Notes", ""] + [f"- {n}" for n in scores.notes]
 
 
-def _episodes_section(scores: RunScores, answers: Mapping[EpisodeKey, str | None]) -> list[str]:
-    out = [
-        "",
-        "## Episodes",
-        "",
-        "| task | trial | status | label | method | reason | final answer |",
-        "|---|---:|---|---|---|---|---|",
-    ]
+def _episodes_section(scores: RunScores, answers: Mapping[EpisodeKey, str | None]) -> Iterator[str]:
+    yield from ("", "## Episodes", "")
+    yield "| task | trial | status | label | method | reason | final answer |"
+    yield "|---|---:|---|---|---|---|---|"
     for lb in scores.labels:
         answer = answers.get((lb.task_id, lb.trial))
         shown = "" if answer is None else _cell(answer, 240) or "(empty)"
-        out.append(
+        yield (
             f"| {lb.task_id} | {lb.trial} | {lb.status} | {lb.label} | {lb.method} | "
             f"{_cell(lb.reason, 240)} | {shown} |"
         )
-    return out
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -339,11 +381,11 @@ def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     remove_plots(folder)  # first: no plot of earlier scores outlives them, whatever happens next
-    _write_atomic(written[0], scores_json(scores))
+    _write_atomic(written[0], scores_json_parts(scores))
     answers = scores.answers()
     if answers is None:
         answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
-    markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
+    markdown = markdown_parts(scores, answers=answers, view_command=f"sandbox view {folder}")
     _write_atomic(written[1], markdown)
     if not plots:
         return written

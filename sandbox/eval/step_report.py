@@ -19,19 +19,15 @@ from mock_tools.models import Task
 from mock_tools.suite import Suite
 from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.stats import Interval, bootstrap_ci
+from sandbox.eval.steps.episode import ScoringContext
 from sandbox.eval.steps.metric import ScoredMetric
 from sandbox.eval.steps.reason_score import ThoughtSimilarity, similarity_label, thought_similarity
+from sandbox.eval.steps.score_table import StepScoreTable, columns_of
 from sandbox.eval.steps.selection import ChosenProtocol
-from sandbox.eval.steps.step_scores import (
-    DimensionSummary,
-    EpisodeStepScores,
-    measure_points,
-    score_episodes,
-    summarise,
-    summarise_measures,
-)
+from sandbox.eval.steps.step_scores import DimensionSummary, score_episode
+from sandbox.store.gc_pause import paused_gc
 
-__all__ = ["MetricReport", "StepReport", "step_reports"]
+__all__ = ["MetricReport", "StepReport", "StepScorer", "step_reports"]
 
 
 class MetricReport(BaseModel):
@@ -61,7 +57,7 @@ class StepReport(OmitEmpty):
 
 
 def _intervals(
-    episodes: Sequence[EpisodeStepScores], metrics: Sequence[ScoredMetric], seed: int
+    table: StepScoreTable, metrics: Sequence[ScoredMetric], seed: int
 ) -> dict[str, Interval]:
     """An interval per measure; a pooled measure's resamples are pooled means (each episode's
     value once per unit), its ``n`` still the episodes."""
@@ -69,32 +65,68 @@ def _intervals(
     for metric in metrics:
         for d in metric.measures:
             pooled = metric.is_pooled(d)
-            points = measure_points(episodes, metric.name, d, pooled=pooled)
+            points = table.points(metric.name, d, pooled=pooled)
             iv = bootstrap_ci([v for _, v in points], seed=seed, clusters=[t for t, _ in points])
             if pooled:
-                iv.n = len(measure_points(episodes, metric.name, d))
+                iv.n = len(table.points(metric.name, d))
             out[d] = iv
     return out
 
 
-def _report(
-    chosen: ChosenProtocol, episodes: Sequence[EpisodeStepScores], seed: int, label: str
-) -> StepReport:
-    scored = [e for e in episodes if not e.infra_error]
+def _report(chosen: ChosenProtocol, table: StepScoreTable, seed: int, label: str) -> StepReport:
+    scored = [i for i, infra in enumerate(table.infra) if not infra]
     added = {
         m.name: MetricReport(
             options=m.options.model_dump(mode="json"),
-            dimensions=summarise_measures(scored, [m]),
-            intervals=_intervals(episodes, [m], seed),
+            dimensions=table.measure_summaries([m], scored),
+            intervals=_intervals(table, [m], seed),
         )
         for m in chosen.extra
     }
     return StepReport(
-        summary=summarise(episodes, chosen.own).model_dump(mode="json"),
-        intervals=_intervals(episodes, chosen.own, seed),
+        summary=table.summary(chosen.own).model_dump(mode="json"),
+        intervals=_intervals(table, chosen.own, seed),
         reason_similarity=label if any(m.metric.similarity for m in chosen.metrics) else "",
         metrics=added,
     )
+
+
+class StepScorer:
+    """The step reports of a run, scored one episode at a time (``add``): each episode is
+    reduced to a row of a ``StepScoreTable`` and nothing of its trajectory is kept."""
+
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        suite: Suite,
+        chosen: Sequence[ChosenProtocol],
+        similarity: ThoughtSimilarity | None = None,
+    ) -> None:
+        self.chosen = list(chosen)
+        self._by_id = {t.id: t for t in tasks}
+        # the documented default (``--reason-similarity auto``) wherever a run is scored, so a
+        # run's own scores and those of ``sandbox eval`` say the same
+        self.similarity = similarity or thought_similarity("auto")
+        self._metrics = list({m.name: m for c in chosen for m in c.metrics}.values())
+        self._context = ScoringContext(suite.apis, self.similarity)
+        self.table = StepScoreTable(columns_of(self._metrics))
+
+    def add(self, traj: Trajectory) -> bool:
+        """Score one episode into the table; False (and nothing kept) when its task is not
+        one of ``tasks``."""
+        task = self._by_id.get(traj.scenario_id)
+        if task is None:
+            return False
+        ctx = self._context
+        self.table.add(score_episode(traj, task, ctx.apis, context=ctx, metrics=self._metrics))
+        return True
+
+    def reports(self, seed: int, order: Sequence[int] | None = None) -> dict[str, StepReport]:
+        """The ``StepReport`` of every chosen step protocol, by its name, over the rows in
+        ``order`` (row indices; default: as added)."""
+        table = self.table if order is None else self.table.reordered(order)
+        label = similarity_label(self.similarity)
+        return {c.name: _report(c, table, seed, label) for c in self.chosen}
 
 
 def step_reports(
@@ -107,12 +139,8 @@ def step_reports(
 ) -> dict[str, StepReport]:
     """The ``StepReport`` of every chosen step protocol, by its name (trajectories of tasks not
     in ``tasks`` left out)."""
-    by_id = {t.id: t for t in tasks}
-    kept = [t for t in trajs if t.scenario_id in by_id]
-    # the documented default (``--reason-similarity auto``) wherever a run is scored, so a run's
-    # own scores and those of ``sandbox eval`` say the same
-    similarity = similarity or thought_similarity("auto")
-    metrics = list({m.name: m for c in chosen for m in c.metrics}.values())
-    episodes = score_episodes(kept, by_id, suite.apis, similarity=similarity, metrics=metrics)
-    label = similarity_label(similarity)
-    return {c.name: _report(c, episodes, seed, label) for c in chosen}
+    scorer = StepScorer(tasks, suite, chosen, similarity)
+    with paused_gc():
+        for traj in trajs:
+            scorer.add(traj)
+    return scorer.reports(seed)

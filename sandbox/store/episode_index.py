@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,7 +27,13 @@ from pydantic import ValidationError
 from agents.trajectory import EpisodeUsage, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.manifest import EpisodeKey
-from sandbox.store.trajectory_file import blocks, is_compressed, read_block, trajectories_file
+from sandbox.store.trajectory_file import (
+    blocks,
+    is_compressed,
+    line_key,
+    read_block,
+    trajectories_file,
+)
 
 __all__ = ["EpisodeDigest", "EpisodeIndex"]
 
@@ -73,23 +78,6 @@ def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
         offset=offset,
         length=length,
     )
-
-
-_ID = re.compile(rb'"scenario_id":\s*("(?:[^"\\]|\\.)*")')
-_TRIAL = re.compile(rb'"trial":\s*(-?\d+)')
-_HEAD = 1024
-"""Bytes at the start of a line where the episode's id is looked for before parsing it all."""
-
-
-def _key_of(line: bytes) -> EpisodeKey:
-    """The episode a line holds, from its first bytes when they say (a JSON key inside a string
-    cannot match: its quotes are escaped), else from the whole line."""
-    head = line[:_HEAD]
-    found, trial = _ID.search(head), _TRIAL.search(head)
-    if found and trial:
-        return (json.loads(found.group(1)), int(trial.group(1)))
-    data = json.loads(line)
-    return (str(data["scenario_id"]), int(data.get("trial") or 0))
 
 
 @dataclass(frozen=True)
@@ -155,7 +143,7 @@ class EpisodeIndex:
 
     def _locate(self, line: bytes, place: _Place) -> None:
         try:
-            key = _key_of(line)
+            key = line_key(line)
         except (ValueError, KeyError, TypeError) as e:
             raise RunError(f"{self.path}: byte {place.offset}: not a trajectory line ({e})") from e
         self._where.pop(key, None)  # the latest line of an episode wins, in its place

@@ -41,6 +41,7 @@ from sandbox.store.trajectory_file import (
     FrameWriter,
     is_compressed,
     iter_lines,
+    line_key,
     trajectories_file,
     whole_end,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "RunStore",
     "StoreFull",
     "needs_rerun",
+    "iter_latest",
     "iter_trajectories",
     "read_trajectories",
     "run_folder",
@@ -334,20 +336,42 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
     return list(latest.values())
 
 
+def iter_latest(file: Path) -> Iterator[Trajectory]:
+    """The latest trajectory of each episode, as ``read_trajectories`` lists them (file order
+    of that latest line), one at a time: the file is read twice, the first time for each line's
+    episode alone (``line_key``, from its first bytes), so nothing is held but the line number
+    of each episode's latest line. A line that is no trajectory is a ``RunError``."""
+    latest: dict[EpisodeKey, int] = {}
+    for lineno, line in enumerate(_whole_lines(file), 1):
+        if not line.strip():
+            continue
+        try:
+            key = line_key(line)
+        except (ValueError, KeyError, TypeError):
+            traj = _parsed(line, file, lineno)  # says what is wrong with it
+            key = (traj.scenario_id, traj.trial)
+        latest.pop(key, None)
+        latest[key] = lineno
+    wanted = set(latest.values())
+    for lineno, line in enumerate(_whole_lines(file), 1):
+        if lineno in wanted:
+            yield _parsed(line, file, lineno)
+
+
+def _parsed(line: bytes, file: Path, lineno: int) -> Trajectory:
+    try:
+        return Trajectory.model_validate_json(line)
+    except ValidationError as e:
+        raise RunError(f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}") from e
+
+
 def iter_trajectories(file: Path) -> Iterator[tuple[int, Trajectory]]:
     """Every whole line of a trajectories file as ``(line number, Trajectory)``, in file order
     (blank lines and a torn last line skipped; a bad line is a ``RunError``). Nothing is kept:
     one trajectory at a time is in memory."""
     for lineno, line in enumerate(_whole_lines(file), 1):
-        if not line.strip():
-            continue
-        try:
-            traj = Trajectory.model_validate_json(line)
-        except ValidationError as e:
-            raise RunError(
-                f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
-            ) from e
-        yield lineno, traj
+        if line.strip():
+            yield lineno, _parsed(line, file, lineno)
 
 
 def _whole_lines(file: Path) -> Iterator[bytes]:

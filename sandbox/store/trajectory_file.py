@@ -14,7 +14,9 @@ torn tail decompresses nothing. May import ``sandbox.errors`` only.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,7 @@ __all__ = [
     "blocks",
     "is_compressed",
     "iter_lines",
+    "line_key",
     "read_block",
     "trajectories_file",
     "whole_end",
@@ -133,6 +136,24 @@ class FrameWriter:
     def encode(self, lines: Iterable[bytes]) -> bytes:
         data = b"".join(lines)
         return data if self._cctx is None else self._cctx.compress(data)
+
+
+_ID = re.compile(rb'"scenario_id":\s*("(?:[^"\\]|\\.)*")')
+_TRIAL = re.compile(rb'"trial":\s*(-?\d+)')
+_HEAD = 1024
+"""Bytes at the start of a line where the episode's id is looked for before parsing it all."""
+
+
+def line_key(line: bytes) -> tuple[str, int]:
+    """The episode (task id, trial) a trajectory line holds, from its first bytes when they say
+    (a JSON key inside a string cannot match: its quotes are escaped), else from the whole line
+    (``ValueError``, ``KeyError`` or ``TypeError`` when it is no trajectory's)."""
+    head = line[:_HEAD]
+    found, trial = _ID.search(head), _TRIAL.search(head)
+    if found and trial:
+        return (json.loads(found.group(1)), int(trial.group(1)))
+    data = json.loads(line)
+    return (str(data["scenario_id"]), int(data.get("trial") or 0))
 
 
 # -- plain files ---------------------------------------------------------------------------------

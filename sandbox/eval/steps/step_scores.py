@@ -132,44 +132,20 @@ def summarise_measures(
 ) -> dict[str, DimensionSummary]:
     """Per measure of ``metrics``: the mean over the ``episodes`` where it applies (a pooled
     measure: over their units, ``StepMetric.pooled``)."""
-    dims: dict[str, DimensionSummary] = {}
-    for metric in metrics:
-        scored = [e.metrics[metric.name] for e in episodes if metric.name in e.metrics]
-        for d in metric.measures:
-            applicable = [m for m in (ms[d] for ms in scored) if m.value is not None]
-            units = sum(m.n for m in applicable)
-            if metric.is_pooled(d):
-                total = sum((m.value or 0.0) * m.n for m in applicable)
-                mean = total / units if units else None
-            else:
-                total = sum(m.value or 0.0 for m in applicable)
-                mean = total / len(applicable) if applicable else None
-            dims[d] = DimensionSummary(mean=mean, n=len(applicable), units=units)
-    return dims
+    from sandbox.eval.steps.score_table import StepScoreTable, columns_of  # it imports this
+
+    return StepScoreTable.of(episodes, columns_of(metrics)).measure_summaries(metrics)
 
 
 def summarise(
     episodes: Iterable[EpisodeStepScores], metrics: Sequence[ScoredMetric] = DEFAULT_SCORED
 ) -> StepScoresSummary:
     """Means per measure of ``metrics`` (default: the ``default`` step protocol's) over the
-    episodes where it applies, infra errors left out; and the episodes' mean cost and tree."""
-    all_eps = list(episodes)
-    scored = [e for e in all_eps if not e.infra_error]
-    eff_total = {f: float(sum(getattr(e.efficiency, f) for e in scored)) for f in EFFICIENCY_FIELDS}
-    count = len(scored)
-    eff_mean = {f: (v / count if count else 0.0) for f, v in eff_total.items()}
-    tree_mean = {
-        f: (sum(getattr(e.tree, f) for e in scored) / count if count else 0.0) for f in TREE_FIELDS
-    }
-    return StepScoresSummary(
-        episodes=len(all_eps),
-        scored=count,
-        excluded_infra=len(all_eps) - count,
-        dimensions=summarise_measures(scored, metrics),
-        efficiency=eff_mean,
-        efficiency_total=eff_total,
-        tree=tree_mean,
-    )
+    episodes where it applies, infra errors left out; and the episodes' mean cost and tree
+    (``score_table.StepScoreTable.summary``)."""
+    from sandbox.eval.steps.score_table import StepScoreTable, columns_of  # it imports this
+
+    return StepScoreTable.of(episodes, columns_of(metrics)).summary(metrics)
 
 
 def score_episodes(
@@ -215,12 +191,10 @@ def measure_points(
     """``(task id, value)`` per episode where ``metric``'s ``measure`` applies (no infra
     errors): the task is the cluster of a task-clustered interval. ``pooled``: the value once
     per unit, so the mean of any set of points is the pooled mean of their episodes."""
-    out = []
-    for e in episodes:
-        m = e.metrics.get(metric, {}).get(measure)
-        if not e.infra_error and m is not None and m.value is not None:
-            out += [(e.scenario_id, m.value)] * (m.n if pooled else 1)
-    return out
+    from sandbox.eval.steps.score_table import StepScoreTable  # it imports this
+
+    table = StepScoreTable.of(episodes, [(metric, measure)])
+    return table.points(metric, measure, pooled=pooled)
 
 
 def dimension_points(

@@ -80,6 +80,8 @@ class ToolbenchProtocol(ProtocolBase):
     name = "toolbench"
     summary = "ToolEval (StableToolBench): mean over judge samples, ties count 0"
     judge_required = True
+    labels_each_episode = True
+    """An episode's label depends on that episode alone: a run is labelled as it streams."""
     tie_value = 0.0
     defaults = JudgeSettings(samples=4, rounds=2, temperature=0.2)
     round_rule: RoundRule = staticmethod(toolbench_round)
