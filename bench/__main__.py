@@ -27,6 +27,7 @@ from bench import (
     model_bench,
     ray_bench,
     realmodel_bench,
+    scale_bench,
     startup_bench,
     stb_bench,
     store_bench,
@@ -45,6 +46,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "model": model_bench.run,
     "view": view_bench.run,
     "ray": ray_bench.run,
+    "scale": scale_bench.run,
     "external": external_bench.run,
     "realmodel": realmodel_bench.run,
 }

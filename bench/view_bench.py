@@ -28,10 +28,11 @@ from pathlib import Path
 
 from bench.procs import DEFAULT_SUITE
 from bench.report import BenchResult
+from bench.scale_bench import replicate
 from sandbox.eval.evaluate import evaluate_run
 from sandbox.eval.report import write_report
 from sandbox.run import run_suite
-from sandbox.store import RunConfig, RunStore, read_trajectories
+from sandbox.store import RunConfig, read_trajectories
 from sandbox.view.catalog import Catalog
 from sandbox.view.viewer import Viewer
 
@@ -50,22 +51,7 @@ def _best(fn: Callable[[], object], rounds: int) -> float:
 
 def large_run(base: Path, dest: Path, count: int) -> None:
     """``base`` replicated to ``count`` episodes in ``dest``, evaluated like any run."""
-    trajs = read_trajectories(base)
-    store = RunStore.open(base)
-    manifest = store.manifest
-    manifest.run_id = dest.name
-    manifest.episodes = [(trajs[i % len(trajs)].scenario_id, i // len(trajs)) for i in range(count)]
-    manifest.config = manifest.config.with_values(
-        {"trials": -(-count // len(trajs)), "output.run_id": dest.name}
-    )
-    dest.mkdir(parents=True)
-    RunStore(dest, manifest).write_manifest()
-    with (dest / "trajectories.jsonl").open("w", encoding="utf-8") as fh:
-        for i in range(count):
-            t = trajs[i % len(trajs)]
-            fh.write(
-                t.model_copy(update={"trial": i // len(trajs), "run_id": dest.name}).to_json_line()
-            )
+    replicate(base, dest, count)
     write_report(dest, evaluate_run(dest, SUITE_DIR), plots=False)
 
 

@@ -13,7 +13,7 @@ import pytest
 import zstandard
 from fastapi.testclient import TestClient
 
-from agents.trajectory import Component, Status, Trajectory
+from agents.trajectory import Trajectory
 from sandbox.cli import main
 from sandbox.errors import RunError
 from sandbox.store import EpisodeIndex, Manifest, RunStore, SuiteInfo, read_trajectories
@@ -26,15 +26,10 @@ MINI = ROOT / "tests" / "fixtures" / "suites" / "mini"
 
 
 def _line(task: str, trial: int = 0, answer: str = "ok") -> bytes:
-    traj = Trajectory(
-        scenario_id=task,
-        trial=trial,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.answered,
-        final_answer=answer,
-    )
-    return traj.to_json_line().encode()
+    """A finished episode's trajectory line."""
+    record = {"scenario_id": task, "trial": trial, "final_answer": answer, "status": "answered"}
+    record |= {"agent": {"name": "react"}, "model": {"name": "reference"}}
+    return Trajectory.model_validate(record).to_json_line().encode()
 
 
 def _store(tmp_path: Path, compress: bool = True) -> RunStore:
