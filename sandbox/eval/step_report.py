@@ -122,9 +122,11 @@ class StepScorer:
         return True
 
     def reports(self, seed: int, order: Sequence[int] | None = None) -> dict[str, StepReport]:
-        """The ``StepReport`` of every chosen step protocol, by its name, over the rows in
+        """The ``StepReport`` of every chosen step protocol, by its name, over the rows put in
         ``order`` (row indices; default: as added)."""
-        table = self.table if order is None else self.table.reordered(order)
+        table = self.table
+        if order is not None:
+            table.reorder(order)
         label = similarity_label(self.similarity)
         return {c.name: _report(c, table, seed, label) for c in self.chosen}
 

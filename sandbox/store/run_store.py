@@ -151,7 +151,8 @@ class RunStore:
         (its process is gone: nobody holds the lock). True when it did."""
         if self.manifest.status != "running" or self.run_lock.owner() is not None:
             return False
-        done = {(t.scenario_id, t.trial) for t in self.trajectories() if not needs_rerun(t)}
+        latest = iter_latest(self.trajectories_path)  # one at a time: a run may be large
+        done = {(t.scenario_id, t.trial) for t in latest if not needs_rerun(t)}
         if not all(tuple(k) in done for k in self.manifest.episodes):
             return False
         self.manifest.status = "completed"

@@ -92,22 +92,19 @@ class StepScoreTable:
         for f, values in self.tree.items():
             values.append(getattr(e.tree, f))
 
-    def reordered(self, order: Sequence[int]) -> StepScoreTable:
-        """The rows in ``order`` (row indices)."""
-        out = StepScoreTable(self._columns)
-        out._ids = self._ids
-        out.task_ids = [self.task_ids[i] for i in order]
-        out.trials = array("q", (self.trials[i] for i in order))
-        out.infra = bytearray(self.infra[i] for i in order)
-        for key, column in self._columns.items():
-            moved = out._columns[key]
-            moved.has = bytearray(column.has[i] for i in order)
-            moved.value = array("d", (column.value[i] for i in order))
-            moved.units = array("q", (column.units[i] for i in order))
-        for mine, theirs in ((out.efficiency, self.efficiency), (out.tree, self.tree)):
-            for f, values in theirs.items():
-                mine[f] = array(values.typecode, (values[i] for i in order))
-        return out
+    def reorder(self, order: Sequence[int]) -> None:
+        """Put the rows in ``order`` (row indices), one column at a time (a second copy of the
+        whole table is never made)."""
+        self.task_ids = [self.task_ids[i] for i in order]
+        self.trials = array("q", (self.trials[i] for i in order))
+        self.infra = bytearray(self.infra[i] for i in order)
+        for column in self._columns.values():
+            column.has = bytearray(column.has[i] for i in order)
+            column.value = array("d", (column.value[i] for i in order))
+            column.units = array("q", (column.units[i] for i in order))
+        for columns in (self.efficiency, self.tree):
+            for f, values in columns.items():
+                columns[f] = array(values.typecode, (values[i] for i in order))
 
     # -- summaries -------------------------------------------------------------------------------
 
