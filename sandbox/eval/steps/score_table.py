@@ -6,7 +6,10 @@ error, each measure's value and units, its cost and its search tree: as ``Episod
 a run of 100,000 episodes is summarised without holding what it was scored from. The summaries
 (``summary``, ``measure_summaries``, ``points``) are the run summaries of
 ``sandbox.eval.steps.step_scores``, which computes them through this table: the same sums in
-the same order, so the figures are the same to the last bit. Pure; imports ``eval.steps``.
+the same order, so the figures are the same to the last bit. The records of one episode's
+scores and of a run's summary (``EpisodeStepScores``, ``DimensionSummary``,
+``StepScoresSummary``) are here too; ``step_scores`` re-exports them. Pure; imports
+``eval.steps``.
 """
 
 from __future__ import annotations
@@ -15,17 +18,56 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from agents.trajectory import Status
 from sandbox.eval.steps.efficiency import Efficiency, TreeStats
+from sandbox.eval.steps.measure import Measure
 from sandbox.eval.steps.metric import ScoredMetric
-from sandbox.eval.steps.step_scores import (
-    DimensionSummary,
-    EpisodeStepScores,
-    StepScoresSummary,
-)
 
-__all__ = ["StepScoreTable", "columns_of"]
+__all__ = [
+    "DimensionSummary",
+    "EpisodeStepScores",
+    "StepScoreTable",
+    "StepScoresSummary",
+    "columns_of",
+]
+
+
+class EpisodeStepScores(BaseModel):
+    scenario_id: str
+    trial: int = 0
+    status: Status
+    infra_error: bool = False
+    metrics: dict[str, dict[str, Measure]] = Field(
+        description="Each step metric's measures, by metric name (in the order scored)."
+    )
+    efficiency: Efficiency
+    tree: TreeStats
+
+    def dimensions(self) -> dict[str, Measure]:
+        """Every measure of every metric, by measure name, in report order."""
+        return {d: m for measures in self.metrics.values() for d, m in measures.items()}
+
+    def __getitem__(self, dimension: str) -> Measure:
+        return self.dimensions()[dimension]
+
+
+class DimensionSummary(BaseModel):
+    mean: float | None = Field(description="Mean over the episodes where it applies.")
+    n: int = Field(description="Episodes where the dimension applies.")
+    units: int = Field(description="Units (turns, values, steps...) behind those episodes.")
+
+
+class StepScoresSummary(BaseModel):
+    episodes: int
+    scored: int = Field(description="Episodes in the means (infra errors excluded).")
+    excluded_infra: int
+    dimensions: dict[str, DimensionSummary]
+    efficiency: dict[str, float] = Field(description="Mean per scored episode.")
+    efficiency_total: dict[str, float] = Field(description="Sum over scored episodes.")
+    tree: dict[str, float] = Field(description="Mean per scored episode.")
+
 
 _ColumnKey = tuple[str, str]
 

@@ -22,18 +22,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, Field
-
-from agents.trajectory import Status, Trajectory
+from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from sandbox.errors import RunError
 from sandbox.eval.steps import default_metrics
 from sandbox.eval.steps.actions import Apis
 from sandbox.eval.steps.efficiency import Efficiency, TreeStats, efficiency, tree_stats
 from sandbox.eval.steps.episode import ScoringContext, StepEpisode
-from sandbox.eval.steps.measure import Measure
 from sandbox.eval.steps.metric import ScoredMetric
 from sandbox.eval.steps.reason_score import ThoughtSimilarity
+from sandbox.eval.steps.score_table import (
+    DimensionSummary,
+    EpisodeStepScores,
+    StepScoresSummary,
+    StepScoreTable,
+    columns_of,
+)
 from sandbox.store.gc_pause import paused_gc
 
 __all__ = [
@@ -68,41 +72,6 @@ def default_scored_metrics() -> tuple[ScoredMetric, ...]:
     return DEFAULT_SCORED
 
 
-class EpisodeStepScores(BaseModel):
-    scenario_id: str
-    trial: int = 0
-    status: Status
-    infra_error: bool = False
-    metrics: dict[str, dict[str, Measure]] = Field(
-        description="Each step metric's measures, by metric name (in the order scored)."
-    )
-    efficiency: Efficiency
-    tree: TreeStats
-
-    def dimensions(self) -> dict[str, Measure]:
-        """Every measure of every metric, by measure name, in report order."""
-        return {d: m for measures in self.metrics.values() for d, m in measures.items()}
-
-    def __getitem__(self, dimension: str) -> Measure:
-        return self.dimensions()[dimension]
-
-
-class DimensionSummary(BaseModel):
-    mean: float | None = Field(description="Mean over the episodes where it applies.")
-    n: int = Field(description="Episodes where the dimension applies.")
-    units: int = Field(description="Units (turns, values, steps...) behind those episodes.")
-
-
-class StepScoresSummary(BaseModel):
-    episodes: int
-    scored: int = Field(description="Episodes in the means (infra errors excluded).")
-    excluded_infra: int
-    dimensions: dict[str, DimensionSummary]
-    efficiency: dict[str, float] = Field(description="Mean per scored episode.")
-    efficiency_total: dict[str, float] = Field(description="Sum over scored episodes.")
-    tree: dict[str, float] = Field(description="Mean per scored episode.")
-
-
 def score_episode(
     traj: Trajectory,
     task: Task,
@@ -132,8 +101,6 @@ def summarise_measures(
 ) -> dict[str, DimensionSummary]:
     """Per measure of ``metrics``: the mean over the ``episodes`` where it applies (a pooled
     measure: over their units, ``StepMetric.pooled``)."""
-    from sandbox.eval.steps.score_table import StepScoreTable, columns_of  # it imports this
-
     return StepScoreTable.of(episodes, columns_of(metrics)).measure_summaries(metrics)
 
 
@@ -143,8 +110,6 @@ def summarise(
     """Means per measure of ``metrics`` (default: the ``default`` step protocol's) over the
     episodes where it applies, infra errors left out; and the episodes' mean cost and tree
     (``score_table.StepScoreTable.summary``)."""
-    from sandbox.eval.steps.score_table import StepScoreTable, columns_of  # it imports this
-
     return StepScoreTable.of(episodes, columns_of(metrics)).summary(metrics)
 
 
@@ -191,8 +156,6 @@ def measure_points(
     """``(task id, value)`` per episode where ``metric``'s ``measure`` applies (no infra
     errors): the task is the cluster of a task-clustered interval. ``pooled``: the value once
     per unit, so the mean of any set of points is the pooled mean of their episodes."""
-    from sandbox.eval.steps.score_table import StepScoreTable  # it imports this
-
     table = StepScoreTable.of(episodes, [(metric, measure)])
     return table.points(metric, measure, pooled=pooled)
 
