@@ -1,6 +1,7 @@
 """``evaluate_run``: every score of a stored run, recomputed from its trajectories alone.
 
-Reads ``runs/<id>/manifest.json`` and ``trajectories.jsonl``, labels every episode with the
+Reads ``runs/<id>/manifest.json`` and ``trajectories.jsonl`` (or ``.jsonl.zst``) one trajectory
+at a time (``_stream``: constant memory but for the labels), labels every episode with the
 chosen protocol (``sandbox.eval.protocols``: ``default`` = rules, checks, then the judge when one
 is given; ``toolbench`` = ToolEval's), summarises the pass rate with intervals overall and per
 group, pass@k / pass^k when the run has several trials, the step-level scores with an interval on
