@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from agents.model import Message, Usage
@@ -203,6 +204,27 @@ class Trajectory(BaseModel):
         if isinstance(data, dict) and not data.get("exchanges"):
             data.pop("exchanges", None)
         return data
+
+    @model_validator(mode="after")
+    def _tree_refers_to_its_own_nodes(self) -> Trajectory:
+        """A node's id is its place in ``nodes`` and its parent comes before it; the chosen path
+        and the errors name nodes the trajectory has. Every reader indexes ``nodes`` by these,
+        so a record that breaks them (a line edited or cut by hand) is refused where it is read,
+        never half-read."""
+        count = len(self.nodes)
+        for place, node in enumerate(self.nodes):
+            if node.id != place:
+                raise ValueError(f"nodes[{place}] has id {node.id}: a node's id is its place")
+            if node.parent is not None and not 0 <= node.parent < place:
+                raise ValueError(f"node {place}'s parent {node.parent} is not an earlier node")
+        for name, ids in (
+            ("chosen_path", self.chosen_path),
+            ("errors", [e.node for e in self.errors if e.node is not None]),
+        ):
+            wrong = [i for i in ids if not 0 <= i < count]
+            if wrong:
+                raise ValueError(f"{name} names node {wrong[0]}, but there are {count} nodes")
+        return self
 
     # -- navigation -------------------------------------------------------------------------
 

@@ -22,7 +22,13 @@ from agents.errors import ModelError, ModelUnreachable
 from agents.model import CUT_AT_TOKEN_LIMIT, Message, ToolCall, Turn, Usage
 from agents.models.completion_body import read_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
-from agents.models.openai_errors import translate_openai_error
+from agents.models.openai_errors import EndpointError, translate_openai_error
+from agents.models.reply_limit import (
+    DEFAULT_MAX_REPLY_BYTES,
+    REPLY_TOO_LARGE,
+    cap_replies,
+    reply_too_large,
+)
 from agents.models.retry import RetryPolicy, call_with_retries
 
 NO_API_KEY = "not-needed"
@@ -61,7 +67,9 @@ class OpenAICompatModel:
     ``http_client`` (an ``AsyncClient`` of the HTTP library the ``openai`` package uses) is the
     seam for tests. ``latency_ms`` of a turn is the wall time of the call, retries included.
     ``message_shape``: the history as OpenAI's strict shape, or as ToolBench's client sends it
-    (``agents.models.message_shapes``).
+    (``agents.models.message_shapes``). ``max_reply_bytes`` caps each completion's body
+    (``agents.models.reply_limit``): a longer one is a ``ModelError`` of kind
+    ``reply_too_large``.
     """
 
     def __init__(
@@ -81,6 +89,7 @@ class OpenAICompatModel:
         probe_timeout: float = 5.0,
         http_client: Any = None,
         message_shape: MessageShape = "openai",
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = name or model
         self.model = model
@@ -95,15 +104,15 @@ class OpenAICompatModel:
         self.price_cached_prompt = price_cached_prompt
         self.probe_timeout = probe_timeout
         self.message_shape: MessageShape = message_shape
-        client_kwargs: dict[str, Any] = {}
-        if http_client is not None:
-            client_kwargs["http_client"] = http_client
+        if http_client is None:
+            http_client = openai.DefaultAsyncHttpxClient()
+        cap_replies(http_client, max_reply_bytes)
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=api_key or NO_API_KEY,
             max_retries=0,
             timeout=timeout,
-            **client_kwargs,
+            http_client=http_client,
         )
 
     # -- Model protocol ----------------------------------------------------------------------
@@ -149,6 +158,9 @@ class OpenAICompatModel:
         try:
             raw = await create(**request, timeout=self.timeout)
         except openai.OpenAIError as e:
+            too_large = reply_too_large(e)
+            if too_large is not None:
+                raise EndpointError(str(too_large), kind=REPLY_TOO_LARGE) from e
             raise translate_openai_error(e, endpoint=self.endpoint) from e
         return read_completion(raw.http_response.content, endpoint=self.endpoint)
 

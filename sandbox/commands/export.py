@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.out_folder import out_folder
 from sandbox.interop.export_toolbench import export_run
 
 
@@ -23,5 +24,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _toolbench(args: argparse.Namespace) -> int:
-    print(json.dumps(export_run(args.run, args.out), indent=2))
+    print(json.dumps(export_run(args.run, out_folder(args.out, "OUT")), indent=2))
     return 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
-from sandbox.commands.run import output_console
+from sandbox.commands.console import output_console
 from sandbox.errors import ConfigError, RunError
 from sandbox.store import MANIFEST
 from sandbox.store.defaults import DEFAULT_OUT

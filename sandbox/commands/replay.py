@@ -8,13 +8,12 @@ sandbox replay runs/<id> --task T --until-step K --then-model M [--then-agent A]
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.console import stdout_console
 from sandbox.errors import ConfigError
 from sandbox.replay import ReplayReport, fork_run, replay_run
 
@@ -89,9 +88,15 @@ def _fork(args: Any) -> int:
 
 
 def _print(report: ReplayReport) -> None:
-    console = Console(file=sys.stdout)
+    console = stdout_console()
     if report.suite_changed:
         console.print("[yellow]note: the suite changed since this run was recorded[/yellow]")
+    if report.unrecorded:
+        shown = ", ".join(report.unrecorded[:5]) + (", ..." if len(report.unrecorded) > 5 else "")
+        console.print(
+            f"note: {len(report.unrecorded)} episode(s) of the run have no trajectory, nothing "
+            f"to replay: {shown}"
+        )
     bad = [v for v in report.verdicts if not v.ok]
     if bad:
         table = Table(title="divergent episodes")

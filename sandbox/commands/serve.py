@@ -66,5 +66,8 @@ def build_service(options: ServeOptions) -> MockToolService:
 def handle(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     service = build_service(options)
-    serve(service, options)
+    try:
+        serve(service, options)
+    except MockToolsError as e:  # where to listen: a port in use, a host that is none
+        raise ConfigError(str(e)) from e
     return 0

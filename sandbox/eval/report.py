@@ -9,7 +9,6 @@ viewer. May import ``eval`` modules and ``sandbox.store``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.store import EpisodeIndex, EpisodeKey
 from sandbox.store.gc_pause import paused_gc
+from sandbox.store.run_store import write_atomic
 
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.md"
@@ -49,15 +49,6 @@ def stable(value: Any, decimals: int = DECIMALS) -> Any:
 def scores_json(scores: RunScores) -> str:
     data = stable(scores.model_dump(mode="json", by_alias=True))
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-
-
-def _write_atomic(path: Path, data: str | bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8")
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def pct(iv: Interval) -> str:
@@ -339,12 +330,12 @@ def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     remove_plots(folder)  # first: no plot of earlier scores outlives them, whatever happens next
-    _write_atomic(written[0], scores_json(scores))
+    write_atomic(written[0], scores_json(scores))
     answers = scores.answers()
     if answers is None:
         answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
     markdown = render_markdown(scores, answers=answers, view_command=f"sandbox view {folder}")
-    _write_atomic(written[1], markdown)
+    write_atomic(written[1], markdown)
     if not plots:
         return written
     from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile  # matplotlib

@@ -17,13 +17,14 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from agents.model import Model
+from agents.model import MAX_REPLY_BYTES, Model
 from agents.models.retry import RetryPolicy
 from agents.registry import Registry, UnknownName, instances_of
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
 from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price
+from sandbox.store.config import ModelConfig
 from sandbox.store.redact import redact
 
 __all__ = [
@@ -124,6 +125,17 @@ class ModelSettings:
     """The environment (API keys of models a kind resolves itself, e.g. a fork's live model)."""
     cache_path: str | None = None
     """SQLite file of the opt-in model-call cache (remote kinds)."""
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """The cap on each reply of a remote model (``agents.models.reply_limit``)."""
+
+    @classmethod
+    def of(cls, config: ModelConfig, env: Mapping[str, str] | None = None) -> ModelSettings:
+        """What a run's ``model`` settings give the model kinds (``env`` for their keys)."""
+        return cls(
+            env=dict(env or {}),
+            cache_path=config.cache,
+            max_reply_bytes=config.max_reply_bytes,
+        )
 
 
 QuestionSource = Literal["live", "reference"]

@@ -92,9 +92,7 @@ class EpisodeWorker:
                         config.model.name, options=config.model.options, env=os.environ
                     )
                     spec = spec.model_copy(update={"api_key": found.api_key})
-                models = build_models(
-                    spec, ModelSettings(env=dict(os.environ), cache_path=config.model.cache)
-                )
+                models = build_models(spec, ModelSettings.of(config.model, os.environ))
                 stack = AsyncExitStack()
                 self._tools = await stack.enter_async_context(
                     open_tool_envs(config, setup.suite, os.environ)

@@ -34,7 +34,7 @@ from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task
 from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
-from sandbox.eval.evaluate import evaluate_run_async, run_blocking
+from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
@@ -119,9 +119,15 @@ def run_suite(
 SECRET_FIELDS = tuple(secret_paths(RunConfig))
 """The settings a manifest records redacted (those marked ``SECRET``): a resume is given them
 again, credentials included."""
-RESUMABLE_OVERRIDES = ("budget.max_run_cost", "eval.plots", "output.json_line", *SECRET_FIELDS)
-"""Settings a resume may give (dotted paths): a new run cost budget, what the command draws and
-prints, and what the manifest redacted."""
+RESUMABLE_OVERRIDES = (
+    "budget.max_run_cost",
+    "executor.concurrency",
+    "eval.plots",
+    "output.json_line",
+    *SECRET_FIELDS,
+)
+"""Settings a resume may give (dotted paths): a new run cost budget, how many episodes run at
+once (how fast, not what), what the command draws and prints, and what the manifest redacted."""
 
 
 def resume_run(
@@ -205,7 +211,7 @@ class _Plan:
             resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )
         self.models: ModelProvider = build_models(
-            self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model.cache)
+            self.model_spec, ModelSettings.of(config.model, env)
         )
         self.episodes: list[tuple[Task, int]] = [
             (task, trial) for trial in range(config.trials) for task in self.tasks
@@ -260,8 +266,7 @@ async def _execute(
         store.write_manifest()
         todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
         status = await _run_stored(plan, store, executor, todo, finished, show_progress)
-        scores = await evaluate_run_async(store.path, plan.suite)
-        write_report(store.path, scores, plots=plots)
+        scores = await _score(store, plan.suite, plots)
         store.manifest.status = status  # scores first: a completed run always has them
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
@@ -343,6 +348,23 @@ async def _run_stored(
             store.manifest.ended_at = datetime.now(timezone.utc)
             with contextlib.suppress(RunError):  # a full disk: the trajectories are safe already
                 store.write_manifest()
+
+
+async def _score(store: RunStore, suite: Suite, plots: bool) -> RunScores:
+    """Score the run and write its report. Scoring that fails (a record no reader can use)
+    marks the run ``failed`` with the reason, so its manifest never stays ``running``; a run cut
+    off here by a signal stays ``running``, and ``sandbox eval`` completes it."""
+    try:
+        scores = await evaluate_run_async(store.path, suite)
+        write_report(store.path, scores, plots=plots)
+    except Exception as e:
+        store.manifest.status = "failed"
+        store.manifest.error = f"scoring failed: {e}"
+        store.manifest.ended_at = datetime.now(timezone.utc)
+        with contextlib.suppress(RunError):
+            store.write_manifest()
+        raise
+    return scores
 
 
 class _Stop:

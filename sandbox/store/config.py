@@ -48,6 +48,7 @@ from pydantic import (
 from typing_extensions import Self
 
 from agents.budget import Budget
+from agents.model import MAX_REPLY_BYTES
 from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.errors import MockToolsError
@@ -197,6 +198,13 @@ class ModelConfig(BaseModel):
         default=None,
         description="SQLite cache of a remote model's answers keyed by the full request: a "
         "re-run makes no repeated call.",
+    )
+    max_reply_bytes: Annotated[int, Flag(metavar="BYTES")] = Field(
+        default=MAX_REPLY_BYTES,
+        ge=1,
+        description="The longest reply (a completion's body, in bytes) a remote model may send; "
+        "a longer one ends the episode as an infrastructure error, model_error:reply_too_large "
+        "(docs/reliability.md).",
     )
 
 

@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import ValidationError
-
 from agents.trajectory import EpisodeUsage, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.manifest import EpisodeKey
-from sandbox.store.run_store import TRAJECTORIES
+from sandbox.store.run_store import TRAJECTORIES, parse_trajectory_line
 
 __all__ = ["EpisodeDigest", "EpisodeIndex"]
 
@@ -47,13 +45,16 @@ class EpisodeDigest:
     infra_error: bool
     offset: int
     length: int
+    line: int = 0
+    """The line of ``trajectories.jsonl`` it was read from (1 is the first)."""
 
     @property
     def key(self) -> EpisodeKey:
         return (self.scenario_id, self.trial)
 
 
-def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
+def _digest(data: dict[str, Any], where: tuple[int, int, int]) -> EpisodeDigest:
+    offset, length, line = where
     usage = data.get("usage") or {}
     errors = data.get("errors") or []
     status = str(data.get("status") or "")
@@ -69,6 +70,7 @@ def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
         and any(isinstance(e, dict) and e.get("kind") == "infra" for e in errors),
         offset=offset,
         length=length,
+        line=line,
     )
 
 
@@ -94,10 +96,12 @@ class EpisodeIndex:
     """The episodes of one run folder (or one ``.jsonl`` file), kept up to date by ``refresh``."""
 
     path: Path
-    _where: dict[EpisodeKey, tuple[int, int]] = field(default_factory=dict)
+    _where: dict[EpisodeKey, tuple[int, int, int]] = field(default_factory=dict)
+    """Each episode's latest line: its byte offset, its length and its line number."""
     _digests: dict[EpisodeKey, EpisodeDigest] = field(default_factory=dict)
     _file_id: tuple[int, int] | None = None
     _done: int = 0
+    _lines: int = 0
 
     @classmethod
     def of(cls, run: str | Path) -> EpisodeIndex:
@@ -111,11 +115,11 @@ class EpisodeIndex:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            self._where, self._digests, self._file_id, self._done = {}, {}, None, 0
+            self._restart(None)
             return self
         file_id = (st.st_dev, st.st_ino)
         if file_id != self._file_id or st.st_size < self._done:
-            self._where, self._digests, self._file_id, self._done = {}, {}, file_id, 0
+            self._restart(file_id)
         if st.st_size == self._done:
             return self
         with open(self.path, "rb") as fh:
@@ -125,25 +129,36 @@ class EpisodeIndex:
         start = 0
         while start < end:
             stop = block.index(b"\n", start)
+            self._lines += 1
             if block[start:stop].strip():
                 self._locate(block[start:stop], self._done + start)
             start = stop + 1
         self._done += end
         return self
 
+    def _restart(self, file_id: tuple[int, int] | None) -> None:
+        self._where, self._digests, self._file_id, self._done, self._lines = {}, {}, file_id, 0, 0
+
     def _locate(self, line: bytes, offset: int) -> None:
         try:
             key = _key_of(line)
         except (ValueError, KeyError, TypeError) as e:
-            raise RunError(f"{self.path}: byte {offset}: not a trajectory line ({e})") from e
+            raise RunError(f"{self.path}:{self._lines}: not a trajectory line ({e})") from e
         self._where.pop(key, None)  # the latest line of an episode wins, in its place
-        self._where[key] = (offset, len(line))
+        self._where[key] = (offset, len(line), self._lines)
         self._digests.pop(key, None)
 
     def _line(self, fh: BinaryIO, key: EpisodeKey) -> bytes:
-        offset, length = self._where[key]
+        offset, length, _ = self._where[key]
         fh.seek(offset)
         return fh.read(length)
+
+    def _digest_of(self, fh: BinaryIO, key: EpisodeKey) -> EpisodeDigest:
+        where = self._where[key]
+        try:
+            return _digest(json.loads(self._line(fh, key)), where)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise RunError(f"{self.path}:{where[2]}: not a trajectory line ({e})") from e
 
     @property
     def keys(self) -> list[EpisodeKey]:
@@ -157,14 +172,7 @@ class EpisodeIndex:
         if missing:
             with open(self.path, "rb") as fh:
                 for key in missing:
-                    offset, length = self._where[key]
-                    try:
-                        data = json.loads(self._line(fh, key))
-                        self._digests[key] = _digest(data, offset, length)
-                    except (ValueError, KeyError, TypeError) as e:
-                        raise RunError(
-                            f"{self.path}: byte {offset}: not a trajectory line ({e})"
-                        ) from e
+                    self._digests[key] = self._digest_of(fh, key)
         return [self._digests[k] for k in self._where]
 
     def get(self, key: EpisodeKey) -> EpisodeDigest | None:
@@ -173,8 +181,7 @@ class EpisodeIndex:
             return None
         if key not in self._digests:
             with open(self.path, "rb") as fh:
-                offset, length = self._where[key]
-                self._digests[key] = _digest(json.loads(self._line(fh, key)), offset, length)
+                self._digests[key] = self._digest_of(fh, key)
         return self._digests[key]
 
     def __contains__(self, key: object) -> bool:
@@ -189,10 +196,4 @@ class EpisodeIndex:
             return None
         with open(self.path, "rb") as fh:
             line = self._line(fh, key)
-        try:
-            return Trajectory.model_validate_json(line)
-        except ValidationError as e:
-            raise RunError(
-                f"{self.path}: episode {key[0]} trial {key[1]}: not a valid trajectory: "
-                f"{e.errors()[0]['msg']}"
-            ) from e
+        return parse_trajectory_line(line, f"{self.path}:{self._where[key][2]}")

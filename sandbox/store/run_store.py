@@ -11,6 +11,11 @@ Crash safety: each trajectory is one ``write`` of a whole line on an ``O_APPEND`
 followed by ``fsync``, under a lock. A crash can at worst leave a torn last line; opening the store
 for appending cuts it. Readers ignore a torn last line. Resuming compacts the file (atomically)
 to one line per episode, dropping infrastructure- and harness-error episodes so they run again.
+
+Every other line is read whole or refused: a line that is not a trajectory, one longer than
+``MAX_TRAJECTORY_LINE``, or one of an episode the manifest does not list is a ``RunError`` naming
+the file and the line, so no reader drops an episode without saying so. An episode whose line
+would be longer than that limit is stored without its steps (``trajectory_too_large``).
 May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
 """
 
@@ -22,29 +27,42 @@ import os
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from agents.trajectory import Status, Trajectory
+from agents.trajectory import ErrorRecord, Status, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.config import RECORDED, check_run_id
+from sandbox.store.error_text import first_error
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
 
 __all__ = [
     "MANIFEST",
+    "MAX_TRAJECTORY_LINE",
     "SCORES",
+    "TOO_LARGE",
     "TRAJECTORIES",
     "RunStore",
     "needs_rerun",
+    "parse_trajectory_line",
     "read_trajectories",
     "run_folder",
+    "write_atomic",
 ]
 
 MANIFEST = "manifest.json"
 TRAJECTORIES = "trajectories.jsonl"
 SCORES = "scores.json"
+
+MAX_TRAJECTORY_LINE = 64 * 2**20
+"""The longest trajectory line (bytes) a run stores and its readers read: 64 MiB, some 250
+model replies at their own limit (``model.max_reply_bytes``)."""
+
+TOO_LARGE = "trajectory_too_large"
+"""The ``end_reason`` of an episode stored without its steps: its line was over the limit."""
 
 
 class RunStore:
@@ -93,8 +111,12 @@ class RunStore:
         try:
             text = file.read_text(encoding="utf-8")
             manifest = Manifest.model_validate_json(text, context=RECORDED)
-        except (OSError, ValidationError, ValueError) as e:
-            raise RunError(f"{file}: cannot read the manifest: {e}") from e
+        except OSError as e:
+            raise RunError(f"{file}: cannot read the manifest: {e.strerror or e}") from e
+        except ValidationError as e:
+            raise RunError(f"{file}: not a valid manifest: {first_error(e)}") from e
+        except ValueError as e:  # not UTF-8
+            raise RunError(f"{file}: not a valid manifest: {e}") from e
         return cls(path, manifest)
 
     def suite_path(self, path: str | None = None) -> Path:
@@ -122,10 +144,7 @@ class RunStore:
 
     def write_manifest(self) -> None:
         text = self.manifest.model_dump_json(indent=2, by_alias=True) + "\n"
-        try:
-            _write_atomic(self.path / MANIFEST, text)
-        except OSError as e:
-            raise RunError(f"cannot write {self.path / MANIFEST}: {e.strerror}") from e
+        write_atomic(self.path / MANIFEST, text)
 
     def complete_if_finished(self) -> bool:
         """Mark a run ``completed`` that stored every episode but was cut off while scoring
@@ -159,15 +178,18 @@ class RunStore:
         kept = {
             (t.scenario_id, t.trial): t for t in read_trajectories(self.path) if not needs_rerun(t)
         }
-        _write_atomic(self.trajectories_path, "".join(t.to_json_line() for t in kept.values()))
+        write_atomic(self.trajectories_path, "".join(t.to_json_line() for t in kept.values()))
         return kept
 
     def append(self, trajectory: Trajectory) -> None:
         """Append one trajectory as one line, then fsync. Safe from several threads.
 
         A write that fails (a full disk, a file size limit) leaves the file as it was: the
-        episode is not stored, the run stops with a ``RunError`` and resumes from there."""
+        episode is not stored, the run stops with a ``RunError`` and resumes from there. A line
+        over ``MAX_TRAJECTORY_LINE`` is stored without the episode's steps (``too_large``)."""
         data = trajectory.to_json_line().encode("utf-8")
+        if len(data) > MAX_TRAJECTORY_LINE:
+            data = too_large(trajectory, len(data)).to_json_line().encode("utf-8")
         with self._lock:
             try:
                 fd = self._open_fd()
@@ -220,6 +242,26 @@ def run_folder(out: str | Path, run_id: str) -> Path:
     return Path(out) / run_id
 
 
+def too_large(trajectory: Trajectory, size: int) -> Trajectory:
+    """The record of an episode whose line would be ``size`` bytes, over ``MAX_TRAJECTORY_LINE``:
+    its outcome and usage without its steps, ended ``error`` / ``trajectory_too_large`` (the
+    agent's failure: what it asked for and got was too much to keep)."""
+    message = (
+        f"its trajectory line was {size} bytes, over the limit of {MAX_TRAJECTORY_LINE} "
+        "(MAX_TRAJECTORY_LINE): its steps are not kept"
+    )
+    return trajectory.model_copy(
+        update={
+            "status": Status.error,
+            "end_reason": TOO_LARGE,
+            "nodes": [],
+            "chosen_path": [],
+            "tree": {},
+            "errors": [ErrorRecord(kind="agent", message=message)],
+        }
+    )
+
+
 def needs_rerun(traj: Trajectory) -> bool:
     """An episode that ended on an infrastructure or harness error: not finished, run it again."""
     return traj.status is Status.error and any(e.kind in ("infra", "internal") for e in traj.errors)
@@ -228,7 +270,8 @@ def needs_rerun(traj: Trajectory) -> bool:
 def read_trajectories(run: str | Path) -> list[Trajectory]:
     """The trajectories of a run folder (or a ``.jsonl`` file), the latest line per episode.
 
-    A torn last line (a crash mid-write) is ignored; a bad line elsewhere is a ``RunError``.
+    A torn last line (a crash mid-write) is ignored; a bad line elsewhere, or in a run folder a
+    line of an episode its manifest does not list, is a ``RunError`` naming file and line.
     """
     path = Path(run)
     file = path / TRAJECTORIES if path.is_dir() else path
@@ -236,28 +279,55 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
         if path.is_dir() and (path / MANIFEST).exists():
             return []
         raise RunError(f"{path}: no {TRAJECTORIES} here (is it a run folder?)")
-    raw = file.read_bytes()
+    try:
+        raw = file.read_bytes()
+    except OSError as e:
+        raise RunError(f"{file}: cannot read it: {e.strerror or e}") from e
+    listed = RunStore.open(path).manifest.episodes if (path / MANIFEST).is_file() else []
     lines = raw.split(b"\n")
     lines.pop()  # bytes after the last newline: an unfinished write, never an episode
     with paused_gc():
-        return _latest_per_episode(file, lines)
+        return _latest_per_episode(file, lines, {tuple(k) for k in listed})
 
 
-def _latest_per_episode(file: Path, lines: list[bytes]) -> list[Trajectory]:
-    latest: dict[EpisodeKey, Trajectory] = {}
+def _latest_per_episode(file: Path, lines: list[bytes], listed: set[Any]) -> list[Trajectory]:
+    """The latest line of each episode; ``listed``: the run's episodes (empty: any). An episode
+    has a second line only when its first ended on an infrastructure or harness error (it ran
+    again) or the second repeats the first byte for byte; any other second line would hide one
+    recorded episode behind another, and is refused."""
+    latest: dict[EpisodeKey, tuple[int, Trajectory]] = {}
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            traj = Trajectory.model_validate_json(line)
-        except ValidationError as e:
-            raise RunError(
-                f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}"
-            ) from e
+        where = f"{file}:{lineno}"
+        traj = parse_trajectory_line(line, where)
         key = (traj.scenario_id, traj.trial)
-        latest.pop(key, None)
-        latest[key] = traj
-    return list(latest.values())
+        name = f"episode {traj.scenario_id!r} trial {traj.trial}"
+        if listed and key not in listed:
+            raise RunError(f"{where}: {name} is not one of the {len(listed)} its manifest lists")
+        before = latest.pop(key, None)
+        if before is not None and not needs_rerun(before[1]) and lines[before[0] - 1] != line:
+            raise RunError(
+                f"{where}: {name} is recorded already, finished, at line {before[0]}; an "
+                "episode has one line unless it ran again after an infrastructure error"
+            )
+        latest[key] = (lineno, traj)
+    return [traj for _, traj in latest.values()]
+
+
+def parse_trajectory_line(line: bytes, where: str) -> Trajectory:
+    """One line of a trajectories file as a ``Trajectory``; ``RunError`` starting with
+    ``where`` (``file:line``) when it is too long or not a valid trajectory."""
+    if len(line) > MAX_TRAJECTORY_LINE:
+        raise RunError(
+            f"{where}: a line of {len(line)} bytes, over the {MAX_TRAJECTORY_LINE} bytes a "
+            "trajectory may take (MAX_TRAJECTORY_LINE)"
+        )
+    try:
+        return Trajectory.model_validate_json(line)
+    except ValidationError as e:
+        problem = first_error(e).replace(" at line 1 column ", " at column ")  # the line's own
+        raise RunError(f"{where}: not a valid trajectory: {problem}") from e
 
 
 def _cut_torn_tail(fd: int) -> None:
@@ -278,15 +348,23 @@ def _cut_torn_tail(fd: int) -> None:
     os.fsync(fd)
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` at once: a temporary file in the same folder, fsynced,
+    renamed over it, the folder fsynced. ``RunError`` naming the file when the folder is
+    read-only, full or gone."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise RunError(f"cannot write {path}: {e.strerror or e}") from e

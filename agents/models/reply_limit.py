@@ -1,0 +1,89 @@
+"""The cap on a model reply's size, applied where the reply's bytes are read off the wire.
+
+A reply is a completion's body as the endpoint sends it (its bytes on the wire). An endpoint that
+answers with megabytes of text per turn would otherwise grow every later request of the episode
+(the history holds each reply) and its trajectory line without bound. ``cap_replies(client,
+limit)`` adds a response hook to the HTTP client of an ``openai.AsyncOpenAI``: a completion
+whose ``Content-Length`` says more than ``limit`` bytes is refused before its body is read, and
+one that sends more while being read is cut off there. Either raises ``ReplyTooLarge``, which the
+model turns into a ``ModelError`` of kind ``reply_too_large`` (not retried: the same request
+would get the same flood). Other answers of the endpoint (``/models``) are not capped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import openai
+
+from agents.model import MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
+
+__all__ = [
+    "DEFAULT_MAX_REPLY_BYTES",
+    "REPLY_TOO_LARGE",
+    "ReplyTooLarge",
+    "cap_replies",
+    "reply_too_large",
+]
+
+REPLY_TOO_LARGE = "reply_too_large"
+"""The ``ModelError`` kind of a reply over the cap."""
+
+_COMPLETIONS = "/chat/completions"
+
+
+class ReplyTooLarge(openai.OpenAIError):
+    """A completion's body is over the cap. An ``OpenAIError``, so the client library passes it
+    on as it is, from inside its request."""
+
+
+def cap_replies(client: Any, limit: int) -> None:
+    """Cap the completions ``client`` (the ``AsyncClient`` an ``openai.AsyncOpenAI`` sends
+    with) reads at ``limit`` bytes each."""
+
+    async def check(response: Any) -> None:
+        if not str(response.request.url.path).endswith(_COMPLETIONS):
+            return
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await response.aclose()
+            raise ReplyTooLarge(_message(f"{int(declared)} bytes", limit))
+        response.stream = _capped(response.stream, limit)
+
+    client.event_hooks["response"] = [*client.event_hooks["response"], check]
+
+
+def reply_too_large(error: BaseException) -> ReplyTooLarge | None:
+    """The ``ReplyTooLarge`` behind ``error`` (itself, or the exception it was raised from by a
+    client library that wraps what its transport raised), if any."""
+    for candidate in (error, error.__cause__):
+        if isinstance(candidate, ReplyTooLarge):
+            return candidate
+    return None
+
+
+def _message(size: str, limit: int) -> str:
+    return (
+        f"the model's reply was {size}, over the limit of {limit} bytes (model.max_reply_bytes, "
+        "--max-reply-bytes)"
+    )
+
+
+def _capped(stream: Any, limit: int) -> Any:
+    """``stream`` (the library's ``AsyncByteStream``) cut off after ``limit`` bytes."""
+    base = next(c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream")
+
+    class Capped(base):  # type: ignore[misc, valid-type]
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in stream:
+                seen += len(chunk)
+                if seen > limit:
+                    raise ReplyTooLarge(_message(f"more than {limit} bytes", limit))
+                yield chunk
+
+        async def aclose(self) -> None:
+            await stream.aclose()
+
+    return Capped()
