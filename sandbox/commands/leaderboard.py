@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
         help="run folders, or folders of runs (default: every run under --runs-dir)",
     )
     parser.add_argument(
-        "--runs-dir", default=DEFAULT_OUT, help="where to find runs when none is given"
+        "--runs-dir",
+        default=None,
+        help=f"where to find runs when none is given (default {DEFAULT_OUT})",
     )
     parser.add_argument(
         "--reference", metavar="RUN", default=None, help="run folder to compute win rates against"
@@ -59,7 +61,9 @@ def handle(args: argparse.Namespace) -> int:
     from sandbox.view import Catalog, build_leaderboard, read_record
 
     records = []
-    sources = [Path(p) for p in args.runs] or [Path(args.runs_dir)]
+    if args.runs and args.runs_dir is not None:
+        raise ConfigError("give run folders or --runs-dir, not both")
+    sources = [Path(p) for p in args.runs] or [Path(args.runs_dir or DEFAULT_OUT)]
     for src in sources:
         if not src.is_dir():
             raise ConfigError(f"no folder {src}")

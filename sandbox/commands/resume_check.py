@@ -55,12 +55,11 @@ def _differences(
             for k in new
             if new[k] != old.get(k)
         ]
-    if path == "suite":
-        given = Path(candidate.suite).resolve()
-        return [] if given == store.suite_path().resolve() else [(flag, given, recorded.suite)]
-    if path == "output.out":
-        given = Path(candidate.output.out).resolve()
-        return [] if given == store.path.resolve().parent else [(flag, given, store.path.parent)]
+    if path in ("suite", "output.out"):  # where the run recorded it, or where it is now
+        here = store.suite_path() if path == "suite" else store.path.parent
+        given, old = Path(value_at(candidate, path)), value_at(recorded, path)
+        same = given == Path(old) or given.resolve() in (Path(old).resolve(), here.resolve())
+        return [] if same else [(flag, given, old)]
     new, old = _effective(candidate, path), _effective(recorded, path)
     return [] if new == old else [(flag, new, old)]
 

@@ -42,7 +42,12 @@ def register(subparsers: Any) -> None:
 
 
 def _overlay_path(args: argparse.Namespace) -> Path:
-    return Path(args.overlay) if args.overlay else Path(args.suite) / OVERLAY_FILE
+    """``--overlay``, which must be a file when given, else the suite's (which may not be yet)."""
+    if args.overlay is None:
+        return Path(args.suite) / OVERLAY_FILE
+    if not Path(args.overlay).is_file():
+        raise ConfigError(f"--overlay {args.overlay}: no such file")
+    return Path(args.overlay)
 
 
 def _open_overlay(path: Path) -> OverlayStore:

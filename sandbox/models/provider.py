@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from agents.model import MAX_REPLY_BYTES, Model
 from agents.models.retry import RetryPolicy
@@ -162,6 +162,15 @@ class ModelKind:
     replay only repeats a run)."""
     mistake_rate: Callable[[ModelSpec], float] | None = None
     """The rate of seeded mistakes of a reference-following kind (None: it makes none)."""
+    options: type[BaseModel] | None = None
+    """The params the kind reads (an alias's ``params``, ``--model-option``, its ``:`` argument)
+    as a pydantic class that refuses any other; None: any (an endpoint's request params)."""
+
+
+class NoOptions(BaseModel):
+    """The options of a kind that reads none."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 MODEL_KINDS: Registry[ModelKind] = Registry(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from agents.model import Model
 from agents.models.exchange import ExchangeReplayModel
 from agents.models.replay import ReplayModel
@@ -21,7 +23,15 @@ from sandbox.errors import ConfigError
 from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
 from sandbox.store.run_store import read_trajectories
 
-__all__ = ["ReplayModels", "build_replay", "parse_run"]
+__all__ = ["ReplayModels", "ReplayOptions", "build_replay", "parse_run"]
+
+
+class ReplayOptions(BaseModel):
+    """What ``replay`` reads: the run whose turns it serves."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: str
 
 
 class ReplayModels(OfflineModels):

@@ -34,6 +34,7 @@ from sandbox.errors import ConfigError
 from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
+from sandbox.store.error_text import first_error
 
 __all__ = [
     "DEFAULT_MODELS_FILE",
@@ -151,6 +152,19 @@ def _read_entries(path: Path) -> dict[str, ModelEntry]:
     return out
 
 
+def _check_params(alias: str, options: type[BaseModel] | None, params: Mapping[str, Any]) -> None:
+    """``ConfigError`` in one line when the kind's options class refuses ``params``."""
+    if options is None:
+        return
+    try:
+        options.model_validate(dict(params))
+    except ValidationError as e:
+        takes = ", ".join(options.model_fields) or "none"
+        raise ConfigError(
+            f"model {alias!r}: {first_error(e)} (--model-option; it takes: {takes})"
+        ) from None
+
+
 def resolve_model(
     name: str,
     *,
@@ -192,6 +206,7 @@ def resolve_model(
         params.update(kind.parse_arg(arg, name))
     elif arg:
         raise ConfigError(f"model {alias!r} takes no ':' argument (got {name!r})")
+    _check_params(alias, kind.options, params)
     url_var = base_url_env_var(alias) if kind.remote else None
     base_url = env.get(url_var) if url_var else None
     api_key = env.get(entry.api_key_env) if kind.remote and entry.api_key_env else None

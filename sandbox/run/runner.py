@@ -162,7 +162,8 @@ def _check_secrets(store: RunStore, given: Mapping[str, Any]) -> None:
         if not setting.secret:
             continue
         recorded = value_at(store.manifest.config, path)
-        if path in given and redact(str(given[path])) != recorded:
+        again = given.get(path)
+        if path in given and (again if again is None else redact(str(again))) != recorded:
             raise ConfigError(
                 f"run {store.manifest.run_id} used {path} {recorded!r}: a resume may only give it "
                 "again (with the credentials runs never record), not change it"
@@ -216,6 +217,12 @@ class _Plan:
         self.episodes: list[tuple[Task, int]] = [
             (task, trial) for trial in range(config.trials) for task in self.tasks
         ]
+        unknown = sorted(set(config.task_settings) - {t.id for t in self.suite.tasks})
+        if unknown:
+            raise ConfigError(
+                f"--task-setting names {len(unknown)} task(s) the suite does not have: "
+                f"{', '.join(unknown[:5])}"
+            )
         self.per_task = {
             t.id: (resolve_strategy(config, t.id), config.budget_for(t.id))
             for t in self.tasks

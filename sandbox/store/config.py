@@ -62,6 +62,7 @@ from sandbox.store.defaults import (
     DEFAULT_OUT,
     DEFAULT_SUITE,
 )
+from sandbox.store.paths import usable_file_path
 from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
 
 __all__ = [
@@ -207,6 +208,11 @@ class ModelConfig(BaseModel):
         "(docs/reliability.md).",
     )
 
+    @field_validator("cache")
+    @classmethod
+    def _cache_file(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return usable_file_path(value) if _checked(info) else value
+
 
 class BudgetConfig(Budget):
     """The limits of each episode (running out ends it as budget_exhausted), and of the run."""
@@ -325,12 +331,25 @@ class ToolsConfig(BaseModel):
 
     @model_validator(mode="after")
     def _miss_options_fit(self, info: ValidationInfo) -> ToolsConfig:
-        """The miss policy's options class takes ``miss_options`` (``--miss-option``)."""
+        """The miss policy's options class takes ``miss_options`` (``--miss-option``) and the
+        flags that spell one of its options (``--simulator``, ``--upstream-url``); such a flag
+        given for a policy without that option is refused, not ignored."""
+        if not _checked(info):
+            return self
+        given = dict(self.miss_options)
         try:
-            if _checked(info):
-                miss_policy_options(self.miss_policy, self.miss_options)
+            takes = miss_policy_kind(self.miss_policy).options.model_fields
+            for option in ("simulator", "upstream_url"):
+                if getattr(self, option) is not None and option not in takes:
+                    raise ValueError(
+                        f"--{option.replace('_', '-')} is an option of another miss policy: "
+                        f"--miss-policy {self.miss_policy} takes no {option}"
+                    )
+            if self.upstream_url is not None:
+                given.setdefault("upstream_url", self.upstream_url)
+            miss_policy_options(self.miss_policy, given)
         except MockToolsError as e:
-            raise ValueError(f"{e} (--miss-option)") from e
+            raise ValueError(f"{e} (--miss-option, --upstream-url)") from e
         return self
 
     @field_validator("mcp_server")

@@ -68,6 +68,9 @@ TOO_LARGE = "trajectory_too_large"
 class RunStore:
     """One run folder. Use ``create`` for a new run, ``open`` for an existing one."""
 
+    max_line: int = MAX_TRAJECTORY_LINE
+    """The longest trajectory line this store appends (bytes)."""
+
     def __init__(self, path: Path, manifest: Manifest) -> None:
         self.path = path
         self.manifest = manifest
@@ -188,8 +191,8 @@ class RunStore:
         episode is not stored, the run stops with a ``RunError`` and resumes from there. A line
         over ``MAX_TRAJECTORY_LINE`` is stored without the episode's steps (``too_large``)."""
         data = trajectory.to_json_line().encode("utf-8")
-        if len(data) > MAX_TRAJECTORY_LINE:
-            data = too_large(trajectory, len(data)).to_json_line().encode("utf-8")
+        if len(data) > self.max_line:
+            data = too_large(trajectory, len(data), self.max_line).to_json_line().encode("utf-8")
         with self._lock:
             try:
                 fd = self._open_fd()
@@ -242,12 +245,12 @@ def run_folder(out: str | Path, run_id: str) -> Path:
     return Path(out) / run_id
 
 
-def too_large(trajectory: Trajectory, size: int) -> Trajectory:
-    """The record of an episode whose line would be ``size`` bytes, over ``MAX_TRAJECTORY_LINE``:
-    its outcome and usage without its steps, ended ``error`` / ``trajectory_too_large`` (the
-    agent's failure: what it asked for and got was too much to keep)."""
+def too_large(trajectory: Trajectory, size: int, limit: int = MAX_TRAJECTORY_LINE) -> Trajectory:
+    """The record of an episode whose line would be ``size`` bytes, over ``limit``: its outcome
+    and usage without its steps, ended ``error`` / ``trajectory_too_large`` (the agent's failure:
+    what it asked for and got was too much to keep)."""
     message = (
-        f"its trajectory line was {size} bytes, over the limit of {MAX_TRAJECTORY_LINE} "
+        f"its trajectory line was {size} bytes, over the limit of {limit} "
         "(MAX_TRAJECTORY_LINE): its steps are not kept"
     )
     return trajectory.model_copy(
@@ -267,7 +270,7 @@ def needs_rerun(traj: Trajectory) -> bool:
     return traj.status is Status.error and any(e.kind in ("infra", "internal") for e in traj.errors)
 
 
-def read_trajectories(run: str | Path) -> list[Trajectory]:
+def read_trajectories(run: str | Path, *, max_line: int = MAX_TRAJECTORY_LINE) -> list[Trajectory]:
     """The trajectories of a run folder (or a ``.jsonl`` file), the latest line per episode.
 
     A torn last line (a crash mid-write) is ignored; a bad line elsewhere, or in a run folder a
@@ -287,10 +290,12 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
     lines = raw.split(b"\n")
     lines.pop()  # bytes after the last newline: an unfinished write, never an episode
     with paused_gc():
-        return _latest_per_episode(file, lines, {tuple(k) for k in listed})
+        return _latest_per_episode(file, lines, {tuple(k) for k in listed}, max_line)
 
 
-def _latest_per_episode(file: Path, lines: list[bytes], listed: set[Any]) -> list[Trajectory]:
+def _latest_per_episode(
+    file: Path, lines: list[bytes], listed: set[Any], max_line: int
+) -> list[Trajectory]:
     """The latest line of each episode; ``listed``: the run's episodes (empty: any). An episode
     has a second line only when its first ended on an infrastructure or harness error (it ran
     again) or the second repeats the first byte for byte; any other second line would hide one
@@ -300,7 +305,7 @@ def _latest_per_episode(file: Path, lines: list[bytes], listed: set[Any]) -> lis
         if not line.strip():
             continue
         where = f"{file}:{lineno}"
-        traj = parse_trajectory_line(line, where)
+        traj = parse_trajectory_line(line, where, max_line)
         key = (traj.scenario_id, traj.trial)
         name = f"episode {traj.scenario_id!r} trial {traj.trial}"
         if listed and key not in listed:
@@ -315,13 +320,15 @@ def _latest_per_episode(file: Path, lines: list[bytes], listed: set[Any]) -> lis
     return [traj for _, traj in latest.values()]
 
 
-def parse_trajectory_line(line: bytes, where: str) -> Trajectory:
+def parse_trajectory_line(
+    line: bytes, where: str, max_line: int = MAX_TRAJECTORY_LINE
+) -> Trajectory:
     """One line of a trajectories file as a ``Trajectory``; ``RunError`` starting with
     ``where`` (``file:line``) when it is too long or not a valid trajectory."""
-    if len(line) > MAX_TRAJECTORY_LINE:
+    if len(line) > max_line:
         raise RunError(
-            f"{where}: a line of {len(line)} bytes, over the {MAX_TRAJECTORY_LINE} bytes a "
-            "trajectory may take (MAX_TRAJECTORY_LINE)"
+            f"{where}: a line of {len(line)} bytes, over the {max_line} bytes a trajectory may "
+            "take (MAX_TRAJECTORY_LINE)"
         )
     try:
         return Trajectory.model_validate_json(line)

@@ -1,0 +1,141 @@
+"""A model endpoint that floods: each reply is cut off at a named limit, and no trajectory line
+outgrows its own (hardening round two, item 3)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.trajectory import Component, Node, Status, Trajectory
+from sandbox.cli import main
+from sandbox.errors import RunError
+from sandbox.store import Manifest, RunConfig, RunStore, read_trajectories
+from sandbox.store.manifest import SuiteInfo
+from tests.agents.models.openai_server import ScriptedOpenAIServer, text_reply
+from tests.hostile.conftest import MINI
+
+FLOOD = 3_000_000
+"""Bytes of text in each reply of the flooding endpoints (the trial's endpoint sent 3 MB)."""
+
+
+def _run(base_url: str, out: Path, *extra: str) -> Trajectory:
+    argv = ["run", "--suite", str(MINI), "--model", f"openai:flood@{base_url}", "--agent", "react"]
+    argv += ["--tasks", "mini_u_refund", "--out", str(out), "--run-id", "r", "--no-plots"]
+    assert main([*argv, "--max-model-calls", "3", *extra]) == 0
+    (traj,) = read_trajectories(out / "r")
+    return traj
+
+
+def test_24_a_reply_over_the_cap_ends_the_episode_named_and_small(tmp_path: Path) -> None:
+    """On main the three 3 MB replies were all taken: a ~9 MB trajectory line, budget spent."""
+    with ScriptedOpenAIServer() as server:
+        server.default = lambda body: text_reply("x" * FLOOD)
+        traj = _run(server.base_url, tmp_path)
+        assert len(server.requests) == 1  # not retried, not asked again
+    assert traj.end_reason == "model_error:reply_too_large"
+    assert traj.status is Status.error and traj.infra_error  # listed, not counted, resumable
+    assert "over the limit of 262144 bytes" in (traj.nodes[-1].error or "")
+    assert (tmp_path / "r" / "trajectories.jsonl").stat().st_size < 50_000
+
+
+def test_24_the_cap_is_a_setting(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer() as server:
+        server.default = lambda body: text_reply("x" * 1000)
+        assert _run(server.base_url, tmp_path / "a", "--max-reply-bytes", "600").end_reason == (
+            "model_error:reply_too_large"
+        )
+        taken = _run(server.base_url, tmp_path / "b", "--max-reply-bytes", "4000")
+    assert taken.end_reason != "model_error:reply_too_large" and taken.nodes[0].content
+
+
+@pytest.fixture
+def endless_chunks() -> Iterator[tuple[str, list[int]]]:
+    """An endpoint that answers every completion with a chunked body (no length) that never
+    ends well: 64 KiB chunks up to 30 MB. Yields its base URL and the bytes it managed to send
+    per response (the client hanging up stops it)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    sent: list[int] = []
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            request = conn.recv(65536)
+            if b"/models" in request.split(b"\r\n", 1)[0]:
+                body = json.dumps({"object": "list", "data": []}).encode()
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + str(len(body)).encode()
+                    + b"\r\n\r\n"
+                    + body
+                )
+                return
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n"
+            )
+            total, chunk = 0, b'{"choices": [{"message": {"content": "' + b"y" * 65536
+            try:
+                while total < 30_000_000:
+                    conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                    total += len(chunk)
+                    chunk = b"y" * 65536
+            except OSError:
+                pass
+            sent.append(total)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1", sent
+    finally:
+        server.close()
+
+
+def test_24_a_reply_without_a_length_is_cut_off_while_it_is_read(
+    endless_chunks: tuple[str, list[int]], tmp_path: Path
+) -> None:
+    base_url, sent = endless_chunks
+    traj = _run(base_url, tmp_path)
+    assert traj.end_reason == "model_error:reply_too_large"
+    assert "more than 262144 bytes" in (traj.nodes[-1].error or "")
+    assert sent and max(sent) < 30_000_000  # the client hung up before the end
+
+
+def _store(tmp_path: Path) -> RunStore:
+    manifest = Manifest(run_id="r", config=RunConfig(), suite=SuiteInfo(name="s"))
+    return RunStore.create(tmp_path, manifest)
+
+
+def test_24_an_episode_over_the_line_limit_is_stored_without_its_steps(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.max_line = 5_000  # the limit (64 MiB) made small for the test
+    big = Trajectory(
+        scenario_id="t",
+        agent=Component(name="react"),
+        model=Component(name="m"),
+        status=Status.answered,
+        final_answer="done",
+        nodes=[
+            Node(id=i, parent=i - 1 if i else None, kind="thought", content="z" * 500)
+            for i in range(20)
+        ],
+        chosen_path=list(range(20)),
+    )
+    store.append(big)
+    store.release()
+    (kept,) = read_trajectories(store.path)
+    assert (kept.status, kept.end_reason, kept.nodes) == (Status.error, "trajectory_too_large", [])
+    assert kept.final_answer == "done" and "over the limit of 5000" in kept.errors[0].message
+    with pytest.raises(RunError, match=r"trajectories.jsonl:1: a line of \d+ bytes, over the 100"):
+        read_trajectories(store.path, max_line=100)
