@@ -193,7 +193,8 @@ class ModelConfig(BaseModel):
     )
     options: dict[str, Any] = Field(
         default_factory=dict,
-        description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text).",
+        description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text); "
+        "an offline kind refuses one it does not read (noisy-reference takes rate).",
     )
     cache: Annotated[str | None, Flag(name="--model-cache", metavar="PATH")] = Field(
         default=None,
@@ -286,10 +287,12 @@ class ToolsConfig(BaseModel):
     simulator: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
         description="For simulate: the model that plays missing APIs, schema-sim (offline) or "
-        "any model name.",
+        "any model name (refused with a miss policy that takes no simulator).",
     )
     upstream_url: Annotated[OptionalSecretText, Flag(metavar="URL")] = Field(
-        default=None, description="For upstream: the real API's base URL."
+        default=None,
+        description="For upstream: the real API's base URL, http(s) (refused with a miss policy "
+        "that takes none).",
     )
     overlay: Annotated[str | None, Flag(metavar="PATH")] = Field(
         default=None,
