@@ -8,10 +8,14 @@ whose ``Content-Length`` says more than ``limit`` bytes is refused before its bo
 one that sends more while being read is cut off there. Either raises ``ReplyTooLarge``, which the
 model turns into a ``ModelError`` of kind ``reply_too_large`` (not retried: the same request
 would get the same flood). Other answers of the endpoint (``/models``) are not capped.
+
+Completions are asked for uncompressed (``Accept-Encoding: identity``); a gzip or deflate body
+sent anyway is counted as it inflates, so a small compressed body cannot hide a large reply.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -31,6 +35,8 @@ REPLY_TOO_LARGE = "reply_too_large"
 """The ``ModelError`` kind of a reply over the cap."""
 
 _COMPLETIONS = "/chat/completions"
+_INFLATED = frozenset({"gzip", "x-gzip", "deflate"})
+"""Content encodings counted as they inflate (zlib reads gzip and zlib-wrapped deflate)."""
 
 
 class ReplyTooLarge(openai.OpenAIError):
@@ -49,8 +55,10 @@ def cap_replies(client: Any, limit: int) -> None:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await response.aclose()
             raise ReplyTooLarge(_message(f"{int(declared)} bytes", limit))
-        response.stream = _capped(response.stream, limit)
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        response.stream = _capped(response.stream, limit, encoding in _INFLATED)
 
+    client.headers["Accept-Encoding"] = "identity"
     client.event_hooks["response"] = [*client.event_hooks["response"], check]
 
 
@@ -70,15 +78,17 @@ def _message(size: str, limit: int) -> str:
     )
 
 
-def _capped(stream: Any, limit: int) -> Any:
-    """``stream`` (the library's ``AsyncByteStream``) cut off after ``limit`` bytes."""
+def _capped(stream: Any, limit: int, inflated: bool) -> Any:
+    """``stream`` (the library's ``AsyncByteStream``) cut off after ``limit`` bytes, counted
+    once inflated when ``inflated``."""
     base = next(c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream")
 
     class Capped(base):  # type: ignore[misc, valid-type]
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen = 0
+            inflater = zlib.decompressobj(32 + zlib.MAX_WBITS) if inflated else None
             async for chunk in stream:
-                seen += len(chunk)
+                seen += len(chunk) if inflater is None else _inflated_size(inflater, chunk, limit)
                 if seen > limit:
                     raise ReplyTooLarge(_message(f"more than {limit} bytes", limit))
                 yield chunk
@@ -87,3 +97,17 @@ def _capped(stream: Any, limit: int) -> Any:
             await stream.aclose()
 
     return Capped()
+
+
+def _inflated_size(inflater: Any, chunk: bytes, limit: int) -> int:
+    """How many bytes ``chunk`` inflates to, counting no further than just past ``limit`` (the
+    output is dropped as it comes; the client library inflates the body itself). A body that
+    does not inflate counts as it is sent: the library reports it."""
+    size, data = 0, chunk
+    try:
+        while data and size <= limit:
+            size += len(inflater.decompress(data, limit + 1 - size))
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        return len(chunk)
+    return size

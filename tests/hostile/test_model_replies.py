@@ -3,6 +3,7 @@ outgrows its own (hardening round two, item 3)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -139,3 +140,48 @@ def test_24_an_episode_over_the_line_limit_is_stored_without_its_steps(tmp_path:
     assert kept.final_answer == "done" and "over the limit of 5000" in kept.errors[0].message
     with pytest.raises(RunError, match=r"trajectories.jsonl:1: a line of \d+ bytes, over the 100"):
         read_trajectories(store.path, max_line=100)
+
+
+@pytest.fixture
+def compressed_flood() -> Iterator[str]:
+    """An endpoint whose completion is 3 MB of text sent gzipped (a few KB on the wire), even
+    though the client asks for no compression."""
+    text = json.dumps({"choices": [{"message": {"role": "assistant", "content": "z" * FLOOD}}]})
+    body = gzip.compress(text.encode(), 9)
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            request = conn.recv(65536)
+            models = b"/models" in request.split(b"\r\n", 1)[0]
+            data = b'{"object": "list", "data": []}' if models else body
+            encoding = b"" if models else b"Content-Encoding: gzip\r\n"
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                + encoding
+                + b"Content-Length: "
+                + str(len(data)).encode()
+                + b"\r\n\r\n"
+                + data
+            )
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    finally:
+        server.close()
+
+
+def test_24_a_compressed_reply_is_counted_as_it_inflates(
+    compressed_flood: str, tmp_path: Path
+) -> None:
+    traj = _run(compressed_flood, tmp_path)
+    assert traj.end_reason == "model_error:reply_too_large"
