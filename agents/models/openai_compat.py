@@ -30,6 +30,7 @@ from agents.models.reply_limit import (
     reply_too_large,
 )
 from agents.models.retry import RetryPolicy, call_with_retries
+from agents.models.sendable import sendable
 
 NO_API_KEY = "not-needed"
 """Sent when no key is given: local servers ignore it, the client library insists on one."""
@@ -127,7 +128,7 @@ class OpenAICompatModel:
             **self.params,
             **(params or {}),
             "model": self.model,
-            "messages": (
+            "messages": sendable(
                 to_toolbench_messages(messages)
                 if self.message_shape == "toolbench"
                 else to_openai_messages(messages)

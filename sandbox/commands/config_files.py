@@ -108,9 +108,10 @@ def _read_mapping(path: str) -> dict[str, Any]:
     """The mapping a config file holds; ``ConfigError`` in one line for anything else."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = getattr(e, "strerror", None) or type(e).__name__
-        raise ConfigError(f"cannot read config file {path}: {reason}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {e.start})") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from e
     data = _load_yaml(text, f"config file {path}")
     if not isinstance(data, dict):
         kind = "nothing" if data is None else f"a {type(data).__name__}"

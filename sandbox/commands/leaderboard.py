@@ -93,9 +93,10 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(leaderboard_markdown(board))
     else:
         console = output_console(sys.stdout)
-        if not console.is_terminal:
-            console.width = 200
         for table in _tables(board):
+            if not console.is_terminal:  # a file or a pipe: as wide as the table, never squeezed
+                console.width = 10_000  # a measure is capped at the console's width
+                console.width = max(200, console.measure(table).maximum)
             console.print(table)
     return 0
 
@@ -201,7 +202,12 @@ def _tables(board: Leaderboard) -> list[Table]:
         ks, dims, wins = _columns(rows, board.headline)
         table = Table(title=title)
         for i, head in enumerate(_short_headers(ks, dims, wins)):
-            table.add_column(head, justify="left" if i in (1, 2, 3) else "right", no_wrap=i != 1)
+            table.add_column(
+                head,
+                justify="left" if i in (1, 2, 3) else "right",
+                no_wrap=i != 1,
+                min_width=12 if i == 1 else None,  # the one column that wraps: never squeezed away
+            )
         for r in rows:
             table.add_row(*_cells(r, ks, dims, wins))
         caption = "cost, tokens, calls (model) and tools (tool calls) are means per episode"

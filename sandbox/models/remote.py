@@ -169,12 +169,9 @@ def unreachable_message(spec: ModelSpec, reason: str) -> str:
         f"model {spec.display_name!r} is unreachable at {redact(spec.base_url or '')}: {reason}"
     ]
     hint = spec.start_hint or (VLLM_HINT if spec.base_url_env else None)
-    if hint:
-        lines.append(f"  start it, e.g.: {hint}")
-    else:
-        lines.append(f"  start an OpenAI-compatible server there, e.g.: {VLLM_HINT}")
-    where = "  or point elsewhere: MODEL=openai:<model>@<base_url>"
+    start = f"start it, e.g.: {hint}" if hint else f"start one there, e.g.: {VLLM_HINT}"
+    where = "; or point elsewhere: --model openai:<model>@<base_url>"
     if spec.base_url_env:
         where += f", or set {spec.base_url_env}=<base_url>"
-    lines.append(where)
+    lines.append(f"  {start}{where}")  # the error, then one hint line
     return "\n".join(lines)

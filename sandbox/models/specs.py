@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -35,6 +36,7 @@ from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
 from sandbox.store.error_text import first_error
+from sandbox.store.redact import redact
 
 __all__ = [
     "DEFAULT_MODELS_FILE",
@@ -152,6 +154,22 @@ def _read_entries(path: Path) -> dict[str, ModelEntry]:
     return out
 
 
+def _checked_url(url: str, where: str) -> str:
+    """``url`` when it is an http(s) URL with a host and a valid port; ``ConfigError`` naming
+    ``where`` it came from (a model name, an environment variable) otherwise."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises for a port out of range)
+    except ValueError as e:
+        raise ConfigError(f"{redact(where)}: {redact(url)} is no URL ({e})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{redact(where)}: {redact(url)} is no http(s) URL of an endpoint "
+            "(e.g. http://localhost:8000/v1)"
+        )
+    return url
+
+
 def _check_params(alias: str, options: type[BaseModel] | None, params: Mapping[str, Any]) -> None:
     """``ConfigError`` in one line when the kind's options class refuses ``params``."""
     if options is None:
@@ -163,6 +181,25 @@ def _check_params(alias: str, options: type[BaseModel] | None, params: Mapping[s
         raise ConfigError(
             f"model {alias!r}: {first_error(e)} (--model-option; it takes: {takes})"
         ) from None
+
+
+def _ad_hoc_spec(
+    name: str, ad_hoc: re.Match[str], options: Mapping[str, Any] | None, env: Mapping[str, str]
+) -> ModelSpec:
+    """The spec of ``openai:<model>@<base_url>`` (``openai-text:`` for the text adapter)."""
+    base_url = _checked_url(ad_hoc["url"].rstrip("/"), name)
+    price, source = lookup_price(ad_hoc["model"], base_url)
+    return ModelSpec(
+        name=name,
+        kind="openai",
+        model=ad_hoc["model"],
+        base_url=base_url,
+        tool_calls="text" if name.startswith("openai-text:") else "native",
+        params=dict(options or {}),
+        price=price,
+        price_source=source,
+        api_key=env.get("SANDBOX_API_KEY") or None,
+    )
 
 
 def resolve_model(
@@ -180,19 +217,7 @@ def resolve_model(
     name = name.strip()
     ad_hoc = _AD_HOC.match(name)
     if ad_hoc:
-        base_url = ad_hoc["url"].rstrip("/")
-        price, source = lookup_price(ad_hoc["model"], base_url)
-        return ModelSpec(
-            name=name,
-            kind="openai",
-            model=ad_hoc["model"],
-            base_url=base_url,
-            tool_calls="text" if name.startswith("openai-text:") else "native",
-            params=dict(options or {}),
-            price=price,
-            price_source=source,
-            api_key=env.get("SANDBOX_API_KEY") or None,
-        )
+        return _ad_hoc_spec(name, ad_hoc, options, env)
     if name.startswith(("openai:", "openai-text:")):
         raise ConfigError(
             f"cannot parse model {name!r}: write openai:<model>@<base_url>, "
@@ -216,6 +241,8 @@ def resolve_model(
         )
     model = env.get(f"SANDBOX_{_env_part(alias)}_MODEL") or entry.model
     url = (base_url or entry.base_url or "").rstrip("/") or None
+    if url is not None:
+        _checked_url(url, url_var or alias)
     price, source = entry.price, "models.yaml"
     if not kind.remote:
         source = "offline model: cost 0"

@@ -250,7 +250,7 @@ def _trajectory(
     raised in the worker (a tool server that cannot start, say) stops the run as it would
     locally."""
     try:
-        return Trajectory.model_validate_json(future.result())
+        return Trajectory.from_json_line(future.result())
     except RayActorError as e:
         return failed_episode(
             plan,

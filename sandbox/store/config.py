@@ -116,17 +116,29 @@ class TaskSettings(BaseModel):
     max_model_calls: int | None = Field(default=None, ge=1)
 
 
+MAX_PROMPT_BYTES = 2**20
+"""The longest system prompt file read (1 MiB): a prompt is sent with every model call and kept
+in the manifest and every trajectory."""
+
+
 def read_prompt_file(path: str, *, missing_ok: bool = False) -> str | None:
     """The text of a prompt file (``ValueError`` naming the problem in one line); None when it
-    is missing and ``missing_ok``."""
+    is missing and ``missing_ok``. Only a regular file of at most ``MAX_PROMPT_BYTES`` is read
+    (``/dev/zero`` would never end)."""
+    file = Path(path)
     try:
-        data = Path(path).read_bytes()
+        if file.exists() and not file.is_file():  # a FIFO would block the open, /dev/zero never end
+            raise ValueError(f"{path!r} is not a regular file")
+        with file.open("rb") as fh:
+            data = fh.read(MAX_PROMPT_BYTES + 1)
     except FileNotFoundError:
         if missing_ok:
             return None
         raise ValueError(f"no such file {path!r}") from None
     except OSError as e:
         raise ValueError(f"cannot read {path!r}: {e.strerror or e}") from None
+    if len(data) > MAX_PROMPT_BYTES:
+        raise ValueError(f"{path!r} is over {MAX_PROMPT_BYTES} bytes, the most a prompt may hold")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -158,10 +170,13 @@ class AgentConfig(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _read_system_prompt_file(self) -> AgentConfig:
+    def _read_system_prompt_file(self, info: ValidationInfo) -> AgentConfig:
         """The file's text as the ``system_prompt`` option. A config that already holds the
-        text (a manifest, a printed config) keeps it; the file must then say the same."""
+        text (a printed config) keeps it; the file must then say the same. A manifest's config
+        (``RECORDED``) holds the text the run used, whatever the file says now."""
         if self.system_prompt_file is None:
+            return self
+        if not _checked(info) and "system_prompt" in self.options:
             return self
         try:
             text = read_prompt_file(

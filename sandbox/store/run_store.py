@@ -51,6 +51,7 @@ __all__ = [
     "read_trajectories",
     "run_folder",
     "write_atomic",
+    "write_new",
 ]
 
 MANIFEST = "manifest.json"
@@ -238,8 +239,11 @@ def run_folder(out: str | Path, run_id: str) -> Path:
         check_run_id(run_id)
     except ValueError as e:
         raise RunError(str(e)) from e
-    base = Path(out).resolve()
-    path = (base / run_id).resolve()
+    try:
+        base = Path(out).resolve()
+        path = (base / run_id).resolve()
+    except (OSError, RuntimeError) as e:  # a symlink loop (RuntimeError before Python 3.13)
+        raise RunError(f"cannot use the output folder {out}: {e}") from e
     if path.parent != base:
         raise RunError(f"run id {run_id!r} leaves the output folder {out}")
     return Path(out) / run_id
@@ -253,7 +257,7 @@ def too_large(trajectory: Trajectory, size: int, limit: int = MAX_TRAJECTORY_LIN
         f"its trajectory line was {size} bytes, over the limit of {limit} "
         "(MAX_TRAJECTORY_LINE): its steps are not kept"
     )
-    return trajectory.model_copy(
+    kept = trajectory.model_copy(
         update={
             "status": Status.error,
             "end_reason": TOO_LARGE,
@@ -261,6 +265,17 @@ def too_large(trajectory: Trajectory, size: int, limit: int = MAX_TRAJECTORY_LIN
             "chosen_path": [],
             "tree": {},
             "errors": [ErrorRecord(kind="agent", message=message)],
+        }
+    )
+    if len(kept.to_json_line().encode("utf-8")) <= limit:
+        return kept
+    answer = trajectory.final_answer  # the inputs are what is too large: keep their absence said
+    return kept.model_copy(
+        update={
+            "prompt": [],
+            "functions": [],
+            "final_answer": answer[:4096] if answer is not None else None,
+            "errors": [ErrorRecord(kind="agent", message=message + ", nor its prompt")],
         }
     )
 
@@ -282,6 +297,8 @@ def read_trajectories(run: str | Path, *, max_line: int = MAX_TRAJECTORY_LINE) -
         if path.is_dir() and (path / MANIFEST).exists():
             return []
         raise RunError(f"{path}: no {TRAJECTORIES} here (is it a run folder?)")
+    if not file.is_file():  # a folder, or a device that never ends (/dev/zero)
+        raise RunError(f"{file}: not a regular file")
     try:
         raw = file.read_bytes()
     except OSError as e:
@@ -331,10 +348,12 @@ def parse_trajectory_line(
             "take (MAX_TRAJECTORY_LINE)"
         )
     try:
-        return Trajectory.model_validate_json(line)
+        return Trajectory.from_json_line(line)
     except ValidationError as e:
         problem = first_error(e).replace(" at line 1 column ", " at column ")  # the line's own
         raise RunError(f"{where}: not a valid trajectory: {problem}") from e
+    except ValueError as e:  # json's reader, for a line escaping an unpaired surrogate
+        raise RunError(f"{where}: not a valid trajectory: {e}") from e
 
 
 def _cut_torn_tail(fd: int) -> None:
@@ -355,11 +374,19 @@ def _cut_torn_tail(fd: int) -> None:
     os.fsync(fd)
 
 
+def write_new(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` as a new file: whatever was there, a symlink
+    to anything included, is replaced, never written through."""
+    path.unlink(missing_ok=True)
+    with path.open("xb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once: a temporary file in the same folder, fsynced,
-    renamed over it, the folder fsynced. ``RunError`` naming the file when the folder is
-    read-only, full or gone."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Replace ``path`` with ``text`` at once: a temporary file of its own in the same folder
+    (two processes writing one file never share one), fsynced, renamed over it, the folder
+    fsynced. ``RunError`` naming the file when the folder is read-only, full or gone."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with tmp.open("w", encoding="utf-8") as fh:
             fh.write(text)
