@@ -166,7 +166,7 @@ class AgentConfig(BaseModel):
         default=None,
         description="A UTF-8 file whose text is the system prompt (e.g. ToolBench's own, which "
         "the project does not ship); read once, its text becomes the option system_prompt and "
-        "the manifest records its SHA-256.",
+        "the manifest records its SHA-256. A regular file of at most 1 MiB (MAX_PROMPT_BYTES).",
     )
 
     @model_validator(mode="after")

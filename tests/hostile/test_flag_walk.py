@@ -61,6 +61,7 @@ BASES: dict[str, list[str]] = {
     "view": ["{run}", "--port", "0"],
     "leaderboard": ["{run}"],
     "serve": ["{suite}", "--port", "0"],
+    "launch": ["smollm2-135m", "--print"],  # prints the server's command, starts nothing
 }
 """A command line of each command that works (checked by the first test)."""
 
