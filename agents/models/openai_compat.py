@@ -12,6 +12,7 @@ translated in ``openai_errors``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -157,7 +158,14 @@ class OpenAICompatModel:
         a body that is no valid completion is a retried ``malformed`` error)."""
         create = self._client.chat.completions.with_raw_response.create
         try:
-            raw = await create(**request, timeout=self.timeout)
+            # The client's timeout bounds each wait for the next bytes; the whole request is
+            # bounded too, or a reply trickled a byte at a time would hold the call for days.
+            raw = await asyncio.wait_for(create(**request, timeout=self.timeout), self.timeout)
+        except (TimeoutError, asyncio.TimeoutError) as e:  # wait_for's (one class from 3.11 on)
+            raise EndpointError(
+                f"request to {self.endpoint} timed out: no whole reply within {self.timeout:g} s",
+                kind="timeout",
+            ) from e
         except openai.OpenAIError as e:
             too_large = reply_too_large(e)
             if too_large is not None:

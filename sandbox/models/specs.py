@@ -30,12 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.models.retry import RetryPolicy
 from agents.registry import UnknownName, is_path
-from mock_tools.yaml_text import load_yaml, yaml_error_line
+from mock_tools.yaml_text import MAX_YAML_BYTES, load_yaml, yaml_error_line
 from sandbox.errors import ConfigError
 from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
 from sandbox.store.error_text import first_error
+from sandbox.store.paths import read_regular_file
 from sandbox.store.redact import redact
 
 __all__ = [
@@ -135,9 +136,13 @@ def load_model_entries(
 
 def _read_entries(path: Path) -> dict[str, ModelEntry]:
     try:
-        data = load_yaml(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(read_regular_file(path, MAX_YAML_BYTES).decode("utf-8")) or {}
     except OSError as e:
         raise ConfigError(f"cannot read the model registry {path}: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"the model registry {path} is not UTF-8 text (byte {e.start})") from e
+    except ValueError as e:  # a FIFO, a device, over the YAML size limit
+        raise ConfigError(f"the model registry {e}") from e
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: invalid YAML: {yaml_error_line(e)}") from e
     models = data.get("models") if isinstance(data, dict) else None

@@ -198,6 +198,11 @@ def resolve_strategy(config: RunConfig, task_id: str | None = None) -> ResolvedS
         raise ConfigError(f"{e}{where}") from e
 
 
+MAX_EPISODES = 1_000_000
+"""The most episodes (tasks x trials) one run may hold: its plan, manifest and index are kept in
+memory, so ``--trials 1000000000`` is refused before anything runs instead of exhausting it."""
+
+
 class _Plan:
     """Everything resolved before the first episode."""
 
@@ -206,6 +211,12 @@ class _Plan:
         self.env = dict(env or {})
         self.suite = _load(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
+        if len(self.tasks) * config.trials > MAX_EPISODES:
+            raise ConfigError(
+                f"--trials {config.trials} of {len(self.tasks)} task(s) is "
+                f"{len(self.tasks) * config.trials} episodes, over the {MAX_EPISODES} a run may "
+                "hold (MAX_EPISODES)"
+            )
         self.strategy = resolve_strategy(config)
         select_transport(config)  # an unknown transport or bad options: before anything runs
         self.model_spec: ModelSpec = with_preset(

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -62,7 +61,7 @@ from sandbox.store.defaults import (
     DEFAULT_OUT,
     DEFAULT_SUITE,
 )
-from sandbox.store.paths import usable_file_path
+from sandbox.store.paths import read_regular_file, usable_file_path
 from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
 
 __all__ = [
@@ -125,20 +124,14 @@ def read_prompt_file(path: str, *, missing_ok: bool = False) -> str | None:
     """The text of a prompt file (``ValueError`` naming the problem in one line); None when it
     is missing and ``missing_ok``. Only a regular file of at most ``MAX_PROMPT_BYTES`` is read
     (``/dev/zero`` would never end)."""
-    file = Path(path)
     try:
-        if file.exists() and not file.is_file():  # a FIFO would block the open, /dev/zero never end
-            raise ValueError(f"{path!r} is not a regular file")
-        with file.open("rb") as fh:
-            data = fh.read(MAX_PROMPT_BYTES + 1)
+        data = read_regular_file(path, MAX_PROMPT_BYTES)
     except FileNotFoundError:
         if missing_ok:
             return None
         raise ValueError(f"no such file {path!r}") from None
     except OSError as e:
         raise ValueError(f"cannot read {path!r}: {e.strerror or e}") from None
-    if len(data) > MAX_PROMPT_BYTES:
-        raise ValueError(f"{path!r} is over {MAX_PROMPT_BYTES} bytes, the most a prompt may hold")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -6,11 +6,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agents.errors import ModelError
+from agents.model import Message
+from agents.models.openai_compat import OpenAICompatModel
+from agents.models.retry import RetryPolicy
 from sandbox.cli import main
 from sandbox.store.run_store import write_atomic
 from tests.agents.models.openai_server import ScriptedOpenAIServer, raw_reply, text_reply
@@ -201,3 +208,84 @@ def test_a_piped_leaderboard_with_many_columns_keeps_every_column(
     table = capsys.readouterr().out
     row = next(line for line in table.splitlines() if "react" in line)
     assert "reference" in row and "│ 1 │" in row
+
+
+@pytest.mark.parametrize("kind", ["config", "models file"])
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_config_or_models_file_that_never_ends_is_refused_unread(
+    kind: str, special: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--config /dev/zero` (and SANDBOX_MODELS_FILE=/dev/zero) were read until memory ran out;
+    a FIFO blocked the command for good."""
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    argv = [*RUN, "--out", str(tmp_path / "runs")]
+    if kind == "config":
+        code, err = cli([*argv, "--config", path], capsys)
+    else:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SANDBOX_MODELS_FILE", path)
+            code, err = cli(argv, capsys)
+    assert code == 2 and f"{path} is not a regular file" in one_error_line(err)
+
+
+def test_a_run_of_a_billion_trials_is_refused_before_it_is_planned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--trials 1000000000` built a plan of 4e9 episodes in memory (MemoryError, or the machine
+    out of memory)."""
+    argv = [*RUN, "--out", str(tmp_path / "runs"), "--trials", "1000000000"]
+    code, err = cli(argv, capsys)
+    assert code == 2 and "over the 1000000 a run may hold (MAX_EPISODES)" in one_error_line(err)
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.fixture
+def trickling() -> Iterator[str]:
+    """An endpoint that sends its reply's headers, then its body a byte every 0.5 s."""
+    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi"}}]})
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            head = (
+                f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+            )
+            try:
+                conn.sendall(f"{head}\r\n\r\n".encode())
+                for byte in body.encode():
+                    conn.sendall(bytes([byte]))
+                    time.sleep(0.5)
+            except OSError:
+                return
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    finally:
+        server.close()
+
+
+async def test_a_reply_trickled_a_byte_at_a_time_times_out_on_the_whole_request(
+    trickling: str,
+) -> None:
+    """With a 2 s timeout, a reply of 65 bytes sent a byte a second took 65 s: the client's
+    timeout bounded each pause, never the request."""
+    model = OpenAICompatModel(
+        model="m", base_url=trickling, timeout=2.0, retry=RetryPolicy(max_retries=0)
+    )
+    started = time.monotonic()
+    with pytest.raises(ModelError) as raised:
+        await model.complete([Message(role="user", content="hello")], [])
+    assert raised.value.kind == "timeout" and time.monotonic() - started < 6
