@@ -213,6 +213,8 @@ def _pair(item: str, flag: str) -> tuple[str, Any]:
         value: Any = json.loads(text)
     except ValueError:
         value = text
+    except RecursionError:
+        raise ConfigError(f"{flag} {key.strip()}: the value is nested too deeply to read") from None
     head, dot, last = key.strip().rpartition(".")
     return head + dot + last.replace("-", "_"), value
 

@@ -175,6 +175,24 @@ def _checked_url(url: str, where: str) -> str:
     return url
 
 
+_HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
+"""What an API key may hold: visible ASCII, as an HTTP header carries it."""
+
+
+def _checked_key(key: str | None, var: str) -> str | None:
+    """``key`` without surrounding whitespace (a newline a file left); ``ConfigError`` when it
+    holds what no HTTP header can carry. The key itself is never shown."""
+    if key is None or not key.strip():
+        return None
+    key = key.strip()
+    if not _HEADER_SAFE.fullmatch(key):
+        raise ConfigError(
+            f"{var} holds a character an HTTP header cannot carry (a space, a control or a "
+            "non-ASCII character): set it to the key alone"
+        )
+    return key
+
+
 def _check_params(alias: str, options: type[BaseModel] | None, params: Mapping[str, Any]) -> None:
     """``ConfigError`` in one line when the kind's options class refuses ``params``."""
     if options is None:
@@ -203,7 +221,7 @@ def _ad_hoc_spec(
         params=dict(options or {}),
         price=price,
         price_source=source,
-        api_key=env.get("SANDBOX_API_KEY") or None,
+        api_key=_checked_key(env.get("SANDBOX_API_KEY"), "SANDBOX_API_KEY"),
     )
 
 
@@ -239,7 +257,9 @@ def resolve_model(
     _check_params(alias, kind.options, params)
     url_var = base_url_env_var(alias) if kind.remote else None
     base_url = env.get(url_var) if url_var else None
-    api_key = env.get(entry.api_key_env) if kind.remote and entry.api_key_env else None
+    api_key = None
+    if kind.remote and entry.api_key_env:
+        api_key = _checked_key(env.get(entry.api_key_env), entry.api_key_env)
     if kind.remote and entry.api_key_env and not api_key:
         raise ConfigError(
             f"model {alias!r} needs an API key: set {entry.api_key_env} in the environment"

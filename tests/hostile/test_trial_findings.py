@@ -19,6 +19,7 @@ from agents.model import Message
 from agents.models.openai_compat import OpenAICompatModel
 from agents.models.retry import RetryPolicy
 from sandbox.cli import main
+from sandbox.models.specs import resolve_model
 from sandbox.store.run_store import write_atomic
 from tests.agents.models.openai_server import ScriptedOpenAIServer, raw_reply, text_reply
 from tests.hostile.conftest import MINI
@@ -289,3 +290,38 @@ async def test_a_reply_trickled_a_byte_at_a_time_times_out_on_the_whole_request(
     with pytest.raises(ModelError) as raised:
         await model.complete([Message(role="user", content="hello")], [])
     assert raised.value.kind == "timeout" and time.monotonic() - started < 6
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--agent-option", "x=" + "[" * 30_000 + "]" * 30_000),
+        ("--task-setting", "mini_u_refund=" + '{"a":' * 20_000 + "1" + "}" * 20_000),
+    ],
+)
+def test_a_key_value_flag_nested_too_deeply_is_one_line(
+    flag: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON nested 20,000 deep in a KEY=VALUE flag ended in a RecursionError traceback."""
+    code, err = cli([*RUN, "--out", str(tmp_path), flag, value], capsys)
+    assert code == 2 and "nested too deeply to read" in one_error_line(err)
+
+
+@pytest.mark.parametrize("key", ["sk-secret\nmore", "sk-secret\udcff"])
+def test_an_api_key_no_header_can_carry_is_one_line_that_never_shows_it(
+    key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key with a newline was printed in the error ("Illegal header value b'Bearer ...'"); one
+    with a byte that is not UTF-8 (as the shell passes it) ended in a UnicodeEncodeError
+    traceback."""
+    with ScriptedOpenAIServer() as server, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SANDBOX_API_KEY", key)
+        argv = [*RUN[:-3], "--model", f"openai:m@{server.base_url}", "--out", str(tmp_path)]
+        code, err = cli(argv, capsys)
+    line = one_error_line(err)
+    assert code == 2 and "SANDBOX_API_KEY holds a character" in line and "sk-secret" not in err
+
+
+def test_an_api_key_keeps_working_with_the_newline_a_key_file_leaves() -> None:
+    spec = resolve_model("openai:m@http://h/v1", env={"SANDBOX_API_KEY": "sk-secret\r\n"})
+    assert spec.api_key == "sk-secret"
