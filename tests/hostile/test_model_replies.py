@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from sandbox.store import Manifest, RunConfig, RunStore, read_trajectories
 from sandbox.store.manifest import SuiteInfo
 from tests.agents.models.openai_server import ScriptedOpenAIServer, text_reply
 from tests.hostile.conftest import MINI
+from tests.hostile.raw_endpoint import MODELS_LIST, head, is_models, raw_endpoint
 
 FLOOD = 3_000_000
 """Bytes of text in each reply of the flooding endpoints (the trial's endpoint sent 3 MB)."""
@@ -59,48 +59,24 @@ def endless_chunks() -> Iterator[tuple[str, list[int]]]:
     """An endpoint that answers every completion with a chunked body (no length) that never
     ends well: 64 KiB chunks up to 30 MB. Yields its base URL and the bytes it managed to send
     per response (the client hanging up stops it)."""
-    server = socket.create_server(("127.0.0.1", 0))
     sent: list[int] = []
 
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            request = conn.recv(65536)
-            if b"/models" in request.split(b"\r\n", 1)[0]:
-                body = json.dumps({"object": "list", "data": []}).encode()
-                conn.sendall(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                    + str(len(body)).encode()
-                    + b"\r\n\r\n"
-                    + body
-                )
-                return
-            conn.sendall(
-                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                b"Transfer-Encoding: chunked\r\n\r\n"
-            )
-            total, chunk = 0, b'{"choices": [{"message": {"content": "' + b"y" * 65536
-            try:
-                while total < 30_000_000:
-                    conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                    total += len(chunk)
-                    chunk = b"y" * 65536
-            except OSError:
-                pass
+    def answer(conn: socket.socket, request: bytes) -> None:
+        if is_models(request):
+            conn.sendall(head(len(MODELS_LIST)) + MODELS_LIST)
+            return
+        conn.sendall(head())
+        total, chunk = 0, b'{"choices": [{"message": {"content": "' + b"y" * 65536
+        try:
+            while total < 30_000_000:
+                conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                total += len(chunk)
+                chunk = b"y" * 65536
+        finally:
             sent.append(total)
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1", sent
-    finally:
-        server.close()
+    with raw_endpoint(answer) as base_url:
+        yield base_url, sent
 
 
 def test_24_a_reply_without_a_length_is_cut_off_while_it_is_read(
@@ -148,36 +124,15 @@ def compressed_flood() -> Iterator[str]:
     though the client asks for no compression."""
     text = json.dumps({"choices": [{"message": {"role": "assistant", "content": "z" * FLOOD}}]})
     body = gzip.compress(text.encode(), 9)
-    server = socket.create_server(("127.0.0.1", 0))
 
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            request = conn.recv(65536)
-            models = b"/models" in request.split(b"\r\n", 1)[0]
-            data = b'{"object": "list", "data": []}' if models else body
-            encoding = b"" if models else b"Content-Encoding: gzip\r\n"
-            conn.sendall(
-                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                + encoding
-                + b"Content-Length: "
-                + str(len(data)).encode()
-                + b"\r\n\r\n"
-                + data
-            )
+    def answer(conn: socket.socket, request: bytes) -> None:
+        if is_models(request):
+            conn.sendall(head(len(MODELS_LIST)) + MODELS_LIST)
+        else:
+            conn.sendall(head(len(body), b"Content-Encoding: gzip\r\n") + body)
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-    finally:
-        server.close()
+    with raw_endpoint(answer) as base_url:
+        yield base_url
 
 
 def test_24_a_compressed_reply_is_counted_as_it_inflates(

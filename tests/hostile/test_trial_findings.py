@@ -23,6 +23,7 @@ from sandbox.models.specs import resolve_model
 from sandbox.store.run_store import write_atomic
 from tests.agents.models.openai_server import ScriptedOpenAIServer, raw_reply, text_reply
 from tests.hostile.conftest import MINI
+from tests.hostile.raw_endpoint import head, raw_endpoint
 from tests.hostile.test_one_line_errors import cli
 from tests.hostile.test_run_records import make_run, one_error_line
 
@@ -247,35 +248,15 @@ def test_a_run_of_a_billion_trials_is_refused_before_it_is_planned(
 def trickling() -> Iterator[str]:
     """An endpoint that sends its reply's headers, then its body a byte every 0.5 s."""
     body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "hi"}}]})
-    server = socket.create_server(("127.0.0.1", 0))
 
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            conn.recv(65536)
-            head = (
-                f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
-            )
-            try:
-                conn.sendall(f"{head}\r\n\r\n".encode())
-                for byte in body.encode():
-                    conn.sendall(bytes([byte]))
-                    time.sleep(0.5)
-            except OSError:
-                return
+    def answer(conn: socket.socket, request: bytes) -> None:
+        conn.sendall(head(len(body)))
+        for byte in body.encode():
+            conn.sendall(bytes([byte]))
+            time.sleep(0.5)
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-    finally:
-        server.close()
+    with raw_endpoint(answer) as base_url:
+        yield base_url
 
 
 async def test_a_reply_trickled_a_byte_at_a_time_times_out_on_the_whole_request(
