@@ -306,3 +306,17 @@ def test_an_api_key_no_header_can_carry_is_one_line_that_never_shows_it(
 def test_an_api_key_keeps_working_with_the_newline_a_key_file_leaves() -> None:
     spec = resolve_model("openai:m@http://h/v1", env={"SANDBOX_API_KEY": "sk-secret\r\n"})
     assert spec.api_key == "sk-secret"
+
+
+@pytest.mark.parametrize("inside", ["", "answers"])
+def test_export_toolbench_never_writes_into_the_run_folder(
+    inside: str, recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export toolbench RUN RUN` wrote toolbench.json among the run's files (a test set named
+    `manifest` would have replaced the manifest)."""
+    run = tmp_path / "run"
+    shutil.copytree(recorded, run)
+    before = sorted(p.name for p in run.iterdir())
+    code, err = cli(["export", "toolbench", str(run), str(run / inside)], capsys)
+    assert code == 2 and "is inside the run folder" in one_error_line(err)
+    assert sorted(p.name for p in run.iterdir()) == before
