@@ -7,7 +7,8 @@ limit)`` adds a response hook to the HTTP client of an ``openai.AsyncOpenAI``: a
 whose ``Content-Length`` says more than ``limit`` bytes is refused before its body is read, and
 one that sends more while being read is cut off there. Either raises ``ReplyTooLarge``, which the
 model turns into a ``ModelError`` of kind ``reply_too_large`` (not retried: the same request
-would get the same flood). Other answers of the endpoint (``/models``) are not capped.
+would get the same flood; the episode counts it as the model's outcome, see ``agents.errors``).
+Other answers of the endpoint (``/models``) are not capped.
 
 Completions are asked for uncompressed (``Accept-Encoding: identity``); a gzip or deflate body
 sent anyway is counted as it inflates, so a small compressed body cannot hide a large reply.
@@ -21,6 +22,7 @@ from typing import Any
 
 import openai
 
+from agents.errors import REPLY_TOO_LARGE
 from agents.model import MAX_REPLY_BYTES as DEFAULT_MAX_REPLY_BYTES
 
 __all__ = [
@@ -30,9 +32,6 @@ __all__ = [
     "cap_replies",
     "reply_too_large",
 ]
-
-REPLY_TOO_LARGE = "reply_too_large"
-"""The ``ModelError`` kind of a reply over the cap."""
 
 _COMPLETIONS = "/chat/completions"
 _INFLATED = frozenset({"gzip", "x-gzip", "deflate"})

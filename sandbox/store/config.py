@@ -213,7 +213,7 @@ class ModelConfig(BaseModel):
         default=MAX_REPLY_BYTES,
         ge=1,
         description="The longest reply (a completion's body, in bytes) a remote model may send; "
-        "a longer one ends the episode as an infrastructure error, model_error:reply_too_large "
+        "a longer one ends the episode as model_error:reply_too_large, counted unsolved "
         "(docs/reliability.md).",
     )
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from mock_tools.overlay import OVERLAY_FILE, OverlayStore
 from sandbox.cli import build_parser, main
 from tests.hostile.conftest import MINI, ROOT
 from tests.hostile.test_run_records import make_run
@@ -207,6 +208,7 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("walk")
     suite = root / "suite"
     shutil.copytree(MINI, suite)
+    OverlayStore(suite / OVERLAY_FILE).close()  # an empty overlay: what `suite freeze` reads
     queries = root / "queries.json"
     api = {"category_name": "Finance", "tool_name": "Coins", "api_name": "price"}
     api |= {"api_description": "A price.", "required_parameters": [], "optional_parameters": []}

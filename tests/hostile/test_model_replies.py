@@ -33,15 +33,24 @@ def _run(base_url: str, out: Path, *extra: str) -> Trajectory:
 
 
 def test_24_a_reply_over_the_cap_ends_the_episode_named_and_small(tmp_path: Path) -> None:
-    """On main the three 3 MB replies were all taken: a ~9 MB trajectory line, budget spent."""
+    """On main the three 3 MB replies were all taken: a ~9 MB trajectory line, budget spent.
+    A reply over the cap is what the model sent: the episode is counted unsolved (a model that
+    floods is not left out of the pass rate) and ``--resume`` does not ask for it again."""
     with ScriptedOpenAIServer() as server:
         server.default = lambda body: text_reply("x" * FLOOD)
         traj = _run(server.base_url, tmp_path)
         assert len(server.requests) == 1  # not retried, not asked again
+        assert main(["run", "--resume", str(tmp_path / "r"), "--no-plots"]) == 0
+        assert len(server.requests) == 1  # a finished episode: resume sends nothing
     assert traj.end_reason == "model_error:reply_too_large"
-    assert traj.status is Status.error and traj.infra_error  # listed, not counted, resumable
+    assert traj.status is Status.error and not traj.infra_error
+    assert [e.kind for e in traj.errors] == ["agent"]
     assert "over the limit of 262144 bytes" in (traj.nodes[-1].error or "")
     assert (tmp_path / "r" / "trajectories.jsonl").stat().st_size < 50_000
+    scores = json.loads((tmp_path / "r" / "scores.json").read_text())
+    (label,) = scores["labels"]
+    assert label["label"] == "unsolved" and label["excluded"] is None
+    assert scores["infra"]["errors"] == 0 and scores["pass_rate"]["n"] == 1
 
 
 def test_24_the_cap_is_a_setting(tmp_path: Path) -> None:
