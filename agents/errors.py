@@ -24,6 +24,12 @@ CONTEXT_LENGTH = "context_length"
 """The kind of a request longer than the model's context: no failure of the endpoint; the
 episode's history outgrew what the model reads (its loop ends it as ``context_overflow``)."""
 
+REPLY_TOO_LARGE = "reply_too_large"
+"""The kind of a completion over the reply cap (``model.max_reply_bytes``): the endpoint answered,
+with more than the cap. It is the model's outcome, not the infrastructure's: the episode ends
+``error`` / ``model_error:reply_too_large`` counted unsolved (a model that floods is not left out
+of the pass rate), and ``--resume`` does not run it again."""
+
 
 class ModelError(AgentsError):
     """The model endpoint could not produce a turn (after retries), never an agent mistake.

@@ -46,6 +46,10 @@ class ToolCall(BaseModel):
 MAX_ARGUMENT_DEPTH = 64
 """Nesting (objects and arrays) a tool call's arguments may have."""
 
+MAX_REPLY_BYTES = 256 * 1024
+"""The default cap on a model reply (a completion's body, in bytes; ``agents.models.
+reply_limit``): 256 KiB, some 60,000 tokens of text, well above what a chat model's turn holds."""
+
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")

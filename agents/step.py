@@ -29,7 +29,9 @@ Turn interpretation (``interpret_turn``, pure), following ToolBench's harness:
 A failed model call is an ``error`` node and a stop, by what the failure means: a request longer
 than the model's context (``ModelError`` of kind ``context_length``) ends the episode as
 ``context_overflow`` (the agent's outcome, counted unsolved; running it again would overflow
-again), any other failure as ``error`` with an infrastructure error record. DFSDT with
+again); a reply over the cap (``reply_too_large``) as ``error`` with an agent error record (what
+the model sent, counted unsolved); any other failure as ``error`` with an infrastructure error
+record. DFSDT with
 ``on_model_error = "prune"`` prunes either branch and goes on. A configuration error of the
 endpoint (``ModelError.configuration``: a refused key, an unknown model) is not the episode's:
 it is raised, so the run stops at the first one instead of failing every episode alike.
@@ -52,7 +54,13 @@ from agents.accounting import Accountant, Clock, DeadlineReached
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.depth import node_levels
-from agents.errors import CONTEXT_LENGTH, ModelError, ReplayDivergence, ToolEnvError
+from agents.errors import (
+    CONTEXT_LENGTH,
+    REPLY_TOO_LARGE,
+    ModelError,
+    ReplayDivergence,
+    ToolEnvError,
+)
 from agents.finish import read_finish
 from agents.model import Message, Model, ToolCall, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
@@ -410,7 +418,9 @@ class Episode:
                     ErrorRecord(kind="agent", message=str(e), node=node.id)
                 )
                 return StepResult(node, Stop(Status.context_overflow, "context_overflow"))
-            self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node.id))
+            # a reply over the cap is what the model sent: its outcome, not the infrastructure's
+            kind = "agent" if e.kind == REPLY_TOO_LARGE else "infra"
+            self.trajectory.errors.append(ErrorRecord(kind=kind, message=str(e), node=node.id))
             return StepResult(node, Stop(Status.error, f"model_error:{e.kind}"))
         return turn
 

@@ -21,7 +21,9 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     model_serializer,
+    model_validator,
 )
 
 from agents.model import Message, Usage
@@ -204,6 +206,27 @@ class Trajectory(BaseModel):
             data.pop("exchanges", None)
         return data
 
+    @model_validator(mode="after")
+    def _tree_refers_to_its_own_nodes(self) -> Trajectory:
+        """A node's id is its place in ``nodes`` and its parent comes before it; the chosen path
+        and the errors name nodes the trajectory has. Every reader indexes ``nodes`` by these,
+        so a record that breaks them (a line edited or cut by hand) is refused where it is read,
+        never half-read."""
+        count = len(self.nodes)
+        for place, node in enumerate(self.nodes):
+            if node.id != place:
+                raise ValueError(f"nodes[{place}] has id {node.id}: a node's id is its place")
+            if node.parent is not None and not 0 <= node.parent < place:
+                raise ValueError(f"node {place}'s parent {node.parent} is not an earlier node")
+        for name, ids in (
+            ("chosen_path", self.chosen_path),
+            ("errors", [e.node for e in self.errors if e.node is not None]),
+        ):
+            wrong = [i for i in ids if not 0 <= i < count]
+            if wrong:
+                raise ValueError(f"{name} names node {wrong[0]}, but there are {count} nodes")
+        return self
+
     # -- navigation -------------------------------------------------------------------------
 
     def node(self, node_id: int) -> Node:
@@ -227,6 +250,17 @@ class Trajectory(BaseModel):
     @property
     def infra_error(self) -> bool:
         return self.status is Status.error and any(e.kind == "infra" for e in self.errors)
+
+    @classmethod
+    def from_json_line(cls, line: str | bytes) -> Trajectory:
+        """A line ``to_json_line`` wrote. pydantic's JSON reader refuses the escape of an
+        unpaired surrogate that such a line may hold; that line is read through ``json``."""
+        try:
+            return cls.model_validate_json(line)
+        except ValidationError as e:
+            if not any("surrogate" in str(err["msg"]) for err in e.errors()):
+                raise
+        return cls.model_validate(json.loads(line))
 
     def to_json_line(self) -> str:
         """One line of JSON. UTF-8 text as is; should a model have written text with an unpaired

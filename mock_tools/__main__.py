@@ -11,12 +11,13 @@ import json
 import sys
 from collections.abc import Sequence
 
+from mock_tools.cli_parser import OneLineParser
 from mock_tools.errors import MockToolsError
 from mock_tools.serving import add_serve_arguments, build_service, serve, serve_options
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="python -m mock_tools",
         description="Serve a suite of recorded tool responses, or check suites. "
         "Exit codes: 0 done; 1 a suite that fails validation; 2 bad input (a suite that "

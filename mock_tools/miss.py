@@ -34,10 +34,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import anyio.to_thread
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rapidfuzz import fuzz, process
 
 from mock_tools.canonical import dumps_canonical
@@ -357,6 +357,16 @@ class UpstreamOptions(MissPolicyOptions):
     upstream: Any = Field(
         default=None, description="From code: an Upstream (with its own client) instead of a URL"
     )
+
+    @field_validator("upstream_url")
+    @classmethod
+    def _an_http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value.replace("{tool}", "t").replace("{api}", "a"))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http(s) URL (e.g. https://api.example.com/v1)")
+        return value
 
 
 class UpstreamPolicy:

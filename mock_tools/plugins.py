@@ -183,7 +183,8 @@ def validate_options(
         return options_class.model_validate(values)
     except ValidationError as e:
         details = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
+            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: "
+            + str(err["msg"]).removeprefix("Value error, ")
             for err in e.errors()
         )
         raise MockToolsError(f"{what}: {details}") from e

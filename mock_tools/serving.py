@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
 from mock_tools.errors import MockToolsError
+from mock_tools.listen import listen_socket
 from mock_tools.miss import (
     MISS_POLICIES,
     Simulator,
@@ -52,6 +53,10 @@ SPELLED_OPTIONS = {
 }
 """Flags (their ``argparse`` dest) that spell a miss-policy option, and the option they give."""
 
+LogLevel = Literal["critical", "error", "warning", "info", "debug", "trace"]
+"""uvicorn's log levels (``--log-level``)."""
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
+
 
 class ServeOptions(BaseModel):
     """What ``serve`` was asked for."""
@@ -70,7 +75,7 @@ class ServeOptions(BaseModel):
     )
     record_to: str | None = None
     fault: FaultConfig | None = None
-    log_level: str = "info"
+    log_level: LogLevel = "info"
     access_log: bool = Field(default=False, description="Log every request (off: faster).")
     mcp: bool = Field(default=False, description="Also serve MCP at /mcp (streamable HTTP).")
     mcp_stdio: bool = Field(default=False, description="Serve MCP over stdin/stdout only.")
@@ -139,7 +144,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(FAULT_KINDS),
         help=f"comma-separated subset of {','.join(FAULT_KINDS)}",
     )
-    parser.add_argument("--log-level", default="info")
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS)
     parser.add_argument(
         "--access-log",
         action="store_true",
@@ -168,22 +173,29 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def serve_options(args: argparse.Namespace) -> ServeOptions:
-    """``ServeOptions`` from parsed flags; ``MockToolsError`` naming what is wrong."""
-    fault = None
-    if args.fault_rate > 0:
-        kinds = [k.strip() for k in args.fault_kinds.split(",") if k.strip()]
-        try:
-            fault = FaultConfig(rate=args.fault_rate, seed=args.fault_seed, kinds=kinds)
-        except ValueError as e:
-            raise MockToolsError(f"invalid fault settings: {_first(e)}") from None
+    """``ServeOptions`` from parsed flags; ``MockToolsError`` naming what is wrong: a value no
+    setting takes (a fault kind, a log level), a flag of a miss policy other than the one
+    chosen (``--nearest-threshold`` without ``--miss-policy nearest``), a malformed URL."""
+    kinds = [k.strip() for k in args.fault_kinds.split(",") if k.strip()]
+    try:
+        fault = FaultConfig(rate=args.fault_rate, seed=args.fault_seed, kinds=kinds)
+    except ValueError as e:
+        raise MockToolsError(f"invalid fault settings: {_first(e)}") from None
     if args.overlay is not None and args.record_to is not None:
         raise MockToolsError("give --overlay or --record-to, not both")
     takes = miss_policy_kind(args.miss_policy).options.model_fields
-    miss_options = {
-        option: getattr(args, dest)
-        for dest, option in SPELLED_OPTIONS.items()
-        if option in takes and getattr(args, dest, None) is not None
-    }
+    miss_options = {}
+    for dest, option in SPELLED_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        if option not in takes:
+            flag = "--" + dest.replace("_", "-")
+            raise MockToolsError(
+                f"{flag} is an option of another miss policy: --miss-policy {args.miss_policy} "
+                f"takes no {option} (its options: {', '.join(takes) or 'none'})"
+            )
+        miss_options[option] = value
     miss_options.update(option_pairs(args.miss_option, "--miss-option"))
     miss_policy_options(args.miss_policy, miss_options)  # bad options fail before the suite loads
     _check_workers(args)
@@ -196,7 +208,7 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
             miss_options=miss_options,
             overlay=args.overlay,
             record_to=args.record_to,
-            fault=fault,
+            fault=fault if fault.rate > 0 else None,
             log_level=args.log_level,
             access_log=args.access_log,
             mcp=args.mcp,
@@ -258,9 +270,11 @@ def serve(service: MockToolService, options: ServeOptions) -> None:
     from mock_tools.http_app import http_app  # FastAPI only when serving HTTP
     from mock_tools.workers import serve_http
 
+    # one process: a port in use is one line before uvicorn starts (workers bind their own)
+    sock = listen_socket(options.host, options.port) if options.workers <= 1 else None
     app = http_app(service, mcp=options.mcp, host=options.host)
     try:
-        serve_http(app, options, worker_app)
+        serve_http(app, options, worker_app, sock)
     except OSError as e:  # the port taken, a worker that could not start
         where = f"{options.host}:{options.port}"
         raise MockToolsError(

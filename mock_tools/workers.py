@@ -126,12 +126,18 @@ class _Primary(uvicorn.Server):
                 _stop(self.workers)
 
 
-def serve_http(app: Any, options: Any, build: Callable[[Any], Any]) -> None:
+def serve_http(
+    app: Any, options: Any, build: Callable[[Any], Any], bound: socket.socket | None = None
+) -> None:
     """Serve ``app`` on ``options.host:options.port`` until stopped, from ``options.workers``
     processes; ``build(options)`` makes a worker's app (a module-level function: it is pickled
-    to the spawned workers, with ``options``)."""
+    to the spawned workers, with ``options``). One process serves on ``bound`` when given (the
+    socket ``listen_socket`` bound, so a port in use was one line before uvicorn started)."""
     if options.workers <= 1:
-        uvicorn.run(app, **_settings(options))
+        if bound is None:
+            uvicorn.run(app, **_settings(options))
+        else:
+            uvicorn.Server(_uvicorn_config(app, options)).run(sockets=[bound])
         return
     sock = reuseport_socket(options.host, options.port)
     resolved = options.model_copy(update={"port": sock.getsockname()[1]})

@@ -10,17 +10,18 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
+from mock_tools.cli_parser import OneLineParser
 from sandbox.commands import COMMANDS
-from sandbox.errors import SandboxError
+from sandbox.errors import ConfigError, SandboxError
 from sandbox.store.redact import redact
 
 
 def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The ``sandbox`` parser. Only the modules of ``commands`` (default: all) are imported; the
     other commands are listed from ``COMMANDS`` (their names and one-line help)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="sandbox", description="Reproducible runner and evaluator for tool-using agents."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
     try:
         words = sys.argv[1:] if argv is None else argv
+        check_words(words)
         chosen = chosen_command(words)
         args = build_parser([chosen] if chosen else []).parse_args(words)
         code = int(args.handler(args) or 0)
@@ -61,6 +63,43 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return _reader_left()
+    except OSError as e:  # a file or folder the user named: unreadable, read-only, full...
+        print(f"error: {redact(os_error_text(e))}", file=sys.stderr)
+        return 1
+
+
+def check_words(words: Sequence[str]) -> None:
+    """``ConfigError`` for a word of the command line that no option takes: text that is not
+    UTF-8 (the shell passed bytes no record could hold) or an empty value (``--model ''``,
+    ``--simulator=``), which would otherwise read as "not given"."""
+    for i, word in enumerate(words):
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ConfigError(
+                f"{_word_name(words, i)} is not UTF-8 text ({os.fsencode(word)!r}); "
+                "the commands take UTF-8 arguments"
+            ) from None
+        name, eq, value = word.partition("=")
+        if word.startswith("--") and eq and not value.strip():
+            raise ConfigError(f"{name} was given an empty value: give one or leave {name} out")
+        if not word.strip():
+            raise ConfigError(
+                f"{_word_name(words, i)} is empty: give a value or leave the option out"
+            )
+
+
+def _word_name(words: Sequence[str], i: int) -> str:
+    before = words[i - 1] if i else ""
+    if before.startswith("-") and "=" not in before:
+        return f"the value of {before}"
+    return f"argument {i + 1}"
+
+
+def os_error_text(e: OSError) -> str:
+    """An ``OSError`` as one line: the file and what went wrong with it."""
+    what = e.strerror or str(e)
+    return f"{e.filename}: {what}" if e.filename else what
 
 
 def _reader_left() -> int:

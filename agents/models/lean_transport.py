@@ -26,10 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 import httpx2
+
+from agents.models.reply_limit import capped_path, over_the_cap
 
 httptools: Any
 try:
@@ -66,6 +68,7 @@ class _Answer:
     def __init__(self) -> None:
         self.headers: list[tuple[bytes, bytes]] = []
         self.body: list[bytes] = []
+        self.size = 0
         self.done = False
         self.until_close = False
         self.keep_alive = False
@@ -81,6 +84,7 @@ class _Answer:
 
     def on_body(self, body: bytes) -> None:
         self.body.append(body)
+        self.size += len(body)
 
     def on_message_complete(self) -> None:
         self.keep_alive = self.keep_alive and self.parser.should_keep_alive()
@@ -119,11 +123,29 @@ def _head(request: httpx2.Request, body: bytes) -> bytes:
     return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
+class _Body(httpx2.AsyncByteStream):
+    """A body read whole, handed on as a stream: a ``Response`` made with ``content=`` counts
+    as read at once, so the client's response hooks (``reply_limit.cap_replies``, which counts
+    a compressed body as it inflates) would see it too late."""
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self._parts = parts
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in self._parts:
+            yield part
+
+
 class LeanTransport(httpx2.AsyncBaseTransport):
     """``http://`` requests on kept-alive asyncio connections; the rest to ``fallback``."""
 
-    def __init__(self, fallback: httpx2.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, fallback: httpx2.AsyncBaseTransport | None = None, max_reply_bytes: int | None = None
+    ) -> None:
         self._fallback = fallback or httpx2.AsyncHTTPTransport()
+        self.max_reply_bytes = max_reply_bytes
+        """The cap on a completion's body as sent (``agents.models.reply_limit``): this
+        transport reads bodies whole, so it stops reading one that goes on past the cap."""
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -134,6 +156,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         data = _head(request, body) + body
         origin = (url.host, url.port or 80)
         connect, read, write = _timeouts(request)
+        timeouts = (read, write)
+        limit = self.max_reply_bytes if capped_path(url.path) else None
         for reused in (True, False):
             conn = self._take(origin) if reused else None
             if reused and conn is None:
@@ -141,7 +165,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
             if conn is None:
                 conn = await self._open(origin, connect)
             try:
-                status, answer, keep = await self._exchange(conn, data, read, write, reused)
+                status, answer, keep = await self._exchange(conn, data, timeouts, reused, limit)
             except _ClosedEarly:
                 conn.close()
                 continue  # the server closed it while it was idle: once more on a new one
@@ -155,7 +179,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
             return httpx2.Response(
                 status,
                 headers=answer.headers,
-                content=b"".join(answer.body),
+                stream=_Body(answer.body),
                 extensions={"http_version": b"HTTP/1.1"},
             )
         raise httpx2.RemoteProtocolError("Server disconnected without sending a response.")
@@ -173,10 +197,11 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         self,
         conn: _Connection,
         data: bytes,
-        read: float | None,
-        write: float | None,
+        timeouts: tuple[float | None, float | None],
         reused: bool,
+        limit: int | None,
     ) -> tuple[int, _Answer, bool]:
+        read, write = timeouts
         try:
             conn.writer.write(data)
             await _within(conn.writer.drain(), write)
@@ -209,6 +234,8 @@ class LeanTransport(httpx2.AsyncBaseTransport):
                 parser.feed_data(chunk)
             except httptools.HttpParserError as e:
                 raise httpx2.RemoteProtocolError(f"malformed HTTP response: {e}") from e
+            if limit is not None and answer.size > limit:
+                raise over_the_cap(limit)  # the connection is closed by the caller
         return parser.get_status_code(), answer, answer.keep_alive
 
     def _take(self, origin: tuple[str, int]) -> _Connection | None:
@@ -238,9 +265,10 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         return f"LeanTransport(idle={sum(len(v) for v in self._idle.values())})"
 
 
-def lean_http_client(**kwargs: Any) -> Any:
+def lean_http_client(max_reply_bytes: int | None = None, **kwargs: Any) -> Any:
     """The ``openai`` package's default async HTTP client (its timeouts, limits, redirects)
-    over ``LeanTransport``."""
+    over ``LeanTransport`` (``max_reply_bytes``: its cap on a completion's body)."""
     import openai
 
-    return openai.DefaultAsyncHttpxClient(transport=LeanTransport(), **kwargs)
+    transport = LeanTransport(max_reply_bytes=max_reply_bytes)
+    return openai.DefaultAsyncHttpxClient(transport=transport, **kwargs)

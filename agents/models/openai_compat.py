@@ -12,6 +12,7 @@ translated in ``openai_errors``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -24,8 +25,15 @@ from agents.models import lean_transport
 from agents.models.chat_request import WireShape
 from agents.models.completion_body import checked_completion
 from agents.models.message_shapes import MessageShape, to_toolbench_messages
-from agents.models.openai_errors import translate_openai_error
+from agents.models.openai_errors import EndpointError, translate_openai_error
+from agents.models.reply_limit import (
+    DEFAULT_MAX_REPLY_BYTES,
+    REPLY_TOO_LARGE,
+    cap_replies,
+    reply_too_large,
+)
 from agents.models.retry import RetryPolicy, call_with_retries
+from agents.models.sendable import sendable
 
 NO_API_KEY = "not-needed"
 """Sent when no key is given: local servers ignore it, the client library insists on one."""
@@ -63,7 +71,9 @@ class OpenAICompatModel:
     ``http_client`` (an ``AsyncClient`` of the HTTP library the ``openai`` package uses) is the
     seam for tests. ``latency_ms`` of a turn is the wall time of the call, retries included.
     ``message_shape``: the history as OpenAI's strict shape, or as ToolBench's client sends it
-    (``agents.models.message_shapes``).
+    (``agents.models.message_shapes``). ``max_reply_bytes`` caps each completion's body
+    (``agents.models.reply_limit``): a longer one is a ``ModelError`` of kind
+    ``reply_too_large``.
     """
 
     def __init__(
@@ -83,6 +93,7 @@ class OpenAICompatModel:
         probe_timeout: float = 5.0,
         http_client: Any = None,
         message_shape: MessageShape = "openai",
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = name or model
         self.model = model
@@ -97,17 +108,19 @@ class OpenAICompatModel:
         self.price_cached_prompt = price_cached_prompt
         self.probe_timeout = probe_timeout
         self.message_shape: MessageShape = message_shape
-        client_kwargs: dict[str, Any] = {}
-        if http_client is None and lean_transport.available():
-            http_client = lean_transport.lean_http_client()
-        if http_client is not None:
-            client_kwargs["http_client"] = http_client
+        if http_client is None:
+            http_client = (
+                lean_transport.lean_http_client(max_reply_bytes)
+                if lean_transport.available()
+                else openai.DefaultAsyncHttpxClient()
+            )
+        cap_replies(http_client, max_reply_bytes)
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=api_key or NO_API_KEY,
             max_retries=0,
             timeout=timeout,
-            **client_kwargs,
+            http_client=http_client,
         )
         self._wire = WireShape()
 
@@ -123,7 +136,7 @@ class OpenAICompatModel:
             **self.params,
             **(params or {}),
             "model": self.model,
-            "messages": (
+            "messages": sendable(
                 to_toolbench_messages(messages)
                 if self.message_shape == "toolbench"
                 else to_openai_messages(messages)
@@ -153,15 +166,29 @@ class OpenAICompatModel:
         before anything reads it (``checked_completion``: a body that is no valid completion is
         a retried ``malformed`` error)."""
         try:
-            wire = await self._wire.prepare(request, timeout=self.timeout)
-            if wire is None:
-                create = self._client.chat.completions.with_raw_response.create
-                raw = await create(**request, timeout=self.timeout)
-            else:
-                raw = await self._client.post(wire.path, body=wire.body, **wire.kwargs)
+            # The client's timeout bounds each wait for the next bytes; the whole request is
+            # bounded too, or a reply trickled a byte at a time would hold the call for days.
+            raw = await asyncio.wait_for(self._send(request), self.timeout)
+        except (TimeoutError, asyncio.TimeoutError) as e:  # wait_for's (one class from 3.11 on)
+            raise EndpointError(
+                f"request to {self.endpoint} timed out: no whole reply within {self.timeout:g} s",
+                kind="timeout",
+            ) from e
         except openai.OpenAIError as e:
+            too_large = reply_too_large(e)
+            if too_large is not None:
+                raise EndpointError(str(too_large), kind=REPLY_TOO_LARGE) from e
             raise translate_openai_error(e, endpoint=self.endpoint) from e
         return checked_completion(raw.http_response.content, endpoint=self.endpoint)
+
+    async def _send(self, request: dict[str, Any]) -> Any:
+        """The raw response to ``request``: posted as prepared when its shape allows it, else
+        through ``create`` itself."""
+        wire = await self._wire.prepare(request, timeout=self.timeout)
+        if wire is None:
+            create = self._client.chat.completions.with_raw_response.create
+            return await create(**request, timeout=self.timeout)
+        return await self._client.post(wire.path, body=wire.body, **wire.kwargs)
 
     def _to_turn(self, completion: dict[str, Any]) -> Turn:
         """The turn of a checked completion (plain dicts: no typed objects are built)."""

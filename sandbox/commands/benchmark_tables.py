@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
+from sandbox.commands.console import stdout_console
 from sandbox.errors import RunError
 
 __all__ = ["add_benchmark_flags", "benchmark_mode", "score_benchmark_files"]
@@ -75,7 +75,7 @@ def score_benchmark_files(
     if json_line:
         sys.stdout.write(json.dumps(data, default=_nan_free) + "\n")
     else:
-        console = Console(file=sys.stdout)
+        console = stdout_console()
         for table in _tables(mode, data):
             console.print(table)
     return 0

@@ -28,6 +28,7 @@ from rich.table import Table
 
 from sandbox.commands import COMMANDS
 from sandbox.commands.config_files import check_unredacted, settings_from_args
+from sandbox.commands.console import output_console
 from sandbox.commands.eval import judge_failure_exit
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
@@ -39,7 +40,7 @@ from sandbox.commands.judge_options import (
     open_judge,
     step_selection,
 )
-from sandbox.commands.run import add_run_options, output_console, print_config
+from sandbox.commands.run import add_run_options, print_config
 from sandbox.compare.comparison import (
     Comparison,
     StrategyResult,

@@ -18,7 +18,6 @@ import argparse
 import copy
 import json
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any, TypeVar, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -26,6 +25,7 @@ from pydantic.fields import FieldInfo
 
 from sandbox.errors import ConfigError
 from sandbox.store.config_upgrade import upgrade_flat
+from sandbox.store.paths import read_regular_file
 from sandbox.store.redact import REDACTED
 from sandbox.store.setting import (
     SettingField,
@@ -106,11 +106,16 @@ def file_settings(path: str, model: type[BaseModel]) -> dict[str, Any]:
 
 def _read_mapping(path: str) -> dict[str, Any]:
     """The mapping a config file holds; ``ConfigError`` in one line for anything else."""
+    from mock_tools.yaml_text import MAX_YAML_BYTES
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = getattr(e, "strerror", None) or type(e).__name__
-        raise ConfigError(f"cannot read config file {path}: {reason}") from e
+        text = read_regular_file(path, MAX_YAML_BYTES).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {e.start})") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from e
+    except ValueError as e:  # a FIFO, a device, over the YAML size limit
+        raise ConfigError(f"config file {e}") from e
     data = _load_yaml(text, f"config file {path}")
     if not isinstance(data, dict):
         kind = "nothing" if data is None else f"a {type(data).__name__}"
@@ -208,6 +213,8 @@ def _pair(item: str, flag: str) -> tuple[str, Any]:
         value: Any = json.loads(text)
     except ValueError:
         value = text
+    except RecursionError:
+        raise ConfigError(f"{flag} {key.strip()}: the value is nested too deeply to read") from None
     head, dot, last = key.strip().rpartition(".")
     return head + dot + last.replace("-", "_"), value
 

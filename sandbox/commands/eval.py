@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
-from rich.console import Console
 
 from sandbox.commands import COMMANDS
 from sandbox.commands.config_files import add_config_flags, settings_from_args
+from sandbox.commands.console import stdout_console
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
     ScoringConfig,
@@ -198,7 +198,7 @@ def handle(args: Any) -> int:
     if settings.json_line:
         print(json.dumps(json_summary(scores, args.run), sort_keys=True))
     else:
-        console = Console(file=sys.stdout)
+        console = stdout_console()
         print_table(scores, console)
         for note in scores.notes:
             console.print(note if note.startswith("warning:") else f"note: {note}")

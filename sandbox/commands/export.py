@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.out_folder import out_folder
+from sandbox.errors import ConfigError
 from sandbox.interop.export_toolbench import export_run
 
 
@@ -23,5 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _toolbench(args: argparse.Namespace) -> int:
-    print(json.dumps(export_run(args.run, args.out), indent=2))
+    out = out_folder(args.out, "OUT")
+    run = args.run.resolve()
+    if out.resolve() == run or run in out.resolve().parents:
+        # a test set's file could replace one of the run's own (a set named `manifest`)
+        raise ConfigError(f"OUT {out} is inside the run folder {args.run}: export beside it")
+    print(json.dumps(export_run(args.run, out), indent=2))
     return 0

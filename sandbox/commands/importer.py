@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.out_folder import out_folder
 from sandbox.errors import ConfigError
 from sandbox.interop.stb_cache import import_stb_cache
 from sandbox.interop.summary import ImportSummary
@@ -89,6 +90,7 @@ def _common(p: argparse.ArgumentParser, fresh: bool = True) -> None:
 
 
 def _fresh(out: Path) -> None:
+    out_folder(out, "--out")
     if (out / "suite.yaml").exists():
         raise ConfigError(f"{out} already holds a suite; choose an empty folder or remove it")
 
@@ -105,6 +107,8 @@ def _queries(args: argparse.Namespace) -> int:
 
 def _answers(args: argparse.Namespace) -> int:
     _fresh(args.out)
+    if args.run_out is not None:
+        out_folder(args.run_out, "--run-out")
     summary = import_answers(args.inputs, args.out, args.run_out, args.name, args.queries)
     _print(summary)
     for skip in summary.skipped:
@@ -115,6 +119,7 @@ def _answers(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
+    out_folder(args.out, "--out")
     return _print(import_stb_cache(args.cache, args.out, args.name, keep_errors=args.keep_errors))
 
 

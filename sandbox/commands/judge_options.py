@@ -29,6 +29,7 @@ from sandbox.eval.steps.selection import StepSelection
 from sandbox.models import RequestCache, resolve_model
 from sandbox.models.first_call import FirstCallGate
 from sandbox.models.remote import openai_client
+from sandbox.store.paths import usable_file_path
 from sandbox.store.setting import Flag, OptionalSecretText
 
 __all__ = [
@@ -89,6 +90,7 @@ class ScoringConfig(BaseModel):
         description="SQLite cache of the judge's answers (default: judge_cache.sqlite in the run "
         "or comparison folder).",
     )
+
     judge_cached: Annotated[bool, Flag(name="--no-judge-cache", help="always ask the judge")] = (
         Field(
             default=True,
@@ -127,6 +129,11 @@ class ScoringConfig(BaseModel):
         description="Options of step metrics, by metric name (validated by the metric's options "
         "class); a flag's VALUE is JSON, else text; repeatable.",
     )
+
+    @field_validator("judge_cache")
+    @classmethod
+    def _judge_cache_file(cls, value: str | None) -> str | None:
+        return usable_file_path(value)
 
     @field_validator("step_options", mode="before")
     @classmethod

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
-from sandbox.commands.run import output_console
+from sandbox.commands.console import output_console
 from sandbox.errors import ConfigError, RunError
 from sandbox.store import MANIFEST
 from sandbox.store.defaults import DEFAULT_OUT
@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
         help="run folders, or folders of runs (default: every run under --runs-dir)",
     )
     parser.add_argument(
-        "--runs-dir", default=DEFAULT_OUT, help="where to find runs when none is given"
+        "--runs-dir",
+        default=None,
+        help=f"where to find runs when none is given (default {DEFAULT_OUT})",
     )
     parser.add_argument(
         "--reference", metavar="RUN", default=None, help="run folder to compute win rates against"
@@ -59,7 +61,9 @@ def handle(args: argparse.Namespace) -> int:
     from sandbox.view import Catalog, build_leaderboard, read_record
 
     records = []
-    sources = [Path(p) for p in args.runs] or [Path(args.runs_dir)]
+    if args.runs and args.runs_dir is not None:
+        raise ConfigError("give run folders or --runs-dir, not both")
+    sources = [Path(p) for p in args.runs] or [Path(args.runs_dir or DEFAULT_OUT)]
     for src in sources:
         if not src.is_dir():
             raise ConfigError(f"no folder {src}")
@@ -89,9 +93,10 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(leaderboard_markdown(board))
     else:
         console = output_console(sys.stdout)
-        if not console.is_terminal:
-            console.width = 200
         for table in _tables(board):
+            if not console.is_terminal:  # a file or a pipe: as wide as the table, never squeezed
+                console.width = 10_000  # a measure is capped at the console's width
+                console.width = max(200, console.measure(table).maximum)
             console.print(table)
     return 0
 
@@ -197,7 +202,12 @@ def _tables(board: Leaderboard) -> list[Table]:
         ks, dims, wins = _columns(rows, board.headline)
         table = Table(title=title)
         for i, head in enumerate(_short_headers(ks, dims, wins)):
-            table.add_column(head, justify="left" if i in (1, 2, 3) else "right", no_wrap=i != 1)
+            table.add_column(
+                head,
+                justify="left" if i in (1, 2, 3) else "right",
+                no_wrap=i != 1,
+                min_width=12 if i == 1 else None,  # the one column that wraps: never squeezed away
+            )
         for r in rows:
             table.add_row(*_cells(r, ks, dims, wins))
         caption = "cost, tokens, calls (model) and tools (tool calls) are means per episode"

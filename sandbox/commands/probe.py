@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.console import stdout_console
 from sandbox.errors import ConfigError
 from sandbox.probe.runner import probe_suite
 from sandbox.probe.scoring import ProbeReport
@@ -100,7 +100,7 @@ def handle(args: argparse.Namespace) -> int:
             }
         sys.stdout.write(json.dumps(summary, sort_keys=False) + "\n")
     else:
-        console = Console()
+        console = stdout_console()
         console.print(_table(report))
         for name, dims in report.step_protocols.items():
             console.print(_table(report, name, dims))

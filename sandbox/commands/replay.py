@@ -8,13 +8,12 @@ sandbox replay runs/<id> --task T --until-step K --then-model M [--then-agent A]
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from sandbox.commands import COMMANDS
+from sandbox.commands.console import stdout_console
 from sandbox.errors import ConfigError
 from sandbox.replay import ReplayReport, fork_run, replay_run
 
@@ -36,7 +35,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", default=None, help="keep the replayed run in this folder")
     fork = parser.add_argument_group("fork: replay the first steps, then continue live")
     fork.add_argument("--task", default=None, help="the task to fork")
-    fork.add_argument("--trial", type=int, default=0, help="its trial (default 0)")
+    fork.add_argument("--trial", type=int, default=None, help="its trial (default 0)")
     fork.add_argument("--until-step", type=int, default=None, metavar="K", help="steps to replay")
     fork.add_argument("--then-model", default=None, metavar="M", help="model that continues")
     fork.add_argument("--then-agent", default=None, metavar="A", help="agent (default: the run's)")
@@ -44,8 +43,12 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
+FORK_FLAGS = ("task", "trial", "until_step", "then_model", "then_agent")
+"""Any of these given makes the command a fork (which then needs the first, third and fourth)."""
+
+
 def handle(args: Any) -> int:
-    if args.then_model is not None or args.until_step is not None or args.task is not None:
+    if any(getattr(args, name) is not None for name in FORK_FLAGS):
         return _fork(args)
     report = replay_run(
         args.run, tasks=args.tasks, mode="calls" if args.calls else "agent", out=args.out
@@ -74,7 +77,7 @@ def _fork(args: Any) -> int:
     result = fork_run(
         args.run,
         task=args.task,
-        trial=args.trial,
+        trial=args.trial or 0,
         until_step=args.until_step,
         then_model=args.then_model,
         then_agent=args.then_agent,
@@ -89,9 +92,15 @@ def _fork(args: Any) -> int:
 
 
 def _print(report: ReplayReport) -> None:
-    console = Console(file=sys.stdout)
+    console = stdout_console()
     if report.suite_changed:
         console.print("[yellow]note: the suite changed since this run was recorded[/yellow]")
+    if report.unrecorded:
+        shown = ", ".join(report.unrecorded[:5]) + (", ..." if len(report.unrecorded) > 5 else "")
+        console.print(
+            f"note: {len(report.unrecorded)} episode(s) of the run have no trajectory, nothing "
+            f"to replay: {shown}"
+        )
     bad = [v for v in report.verdicts if not v.ok]
     if bad:
         table = Table(title="divergent episodes")

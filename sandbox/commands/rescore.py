@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from sandbox.commands import COMMANDS
 from sandbox.commands.benchmark_tables import (
@@ -23,6 +20,7 @@ from sandbox.commands.benchmark_tables import (
     benchmark_mode,
     score_benchmark_files,
 )
+from sandbox.commands.console import stdout_console
 from sandbox.commands.eval import (
     add_common_options,
     eval_settings,
@@ -84,7 +82,7 @@ def handle(args: argparse.Namespace) -> int:
         }
         print(json.dumps(line))
     else:
-        console = Console(file=sys.stdout)
+        console = stdout_console()
         print_table(scores, console)
         before = "unknown or n/a" if old is None else f"{old:.1%}"
         after = "n/a" if new is None else f"{new:.1%}"

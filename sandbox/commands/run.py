@@ -17,7 +17,7 @@ import json
 import os
 import sys
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -37,7 +37,6 @@ from sandbox.store.redact import redact
 from sandbox.store.setting import setting_fields, value_at
 
 if TYPE_CHECKING:  # the parser needs none of these; running imports them (start-up stays fast)
-    from rich.console import Console
     from rich.table import Table
 
     from sandbox.run import RunResult
@@ -45,7 +44,6 @@ if TYPE_CHECKING:  # the parser needs none of these; running imports them (start
 __all__ = [
     "add_run_options",
     "config_from_args",
-    "output_console",
     "register",
     "result_table",
 ]
@@ -63,8 +61,9 @@ def register(subparsers: Any) -> None:
         "--resume",
         metavar="RUN",
         default=None,
-        help="continue the run in this folder with its own config (a resume takes only "
-        "--max-run-cost, --no-plots, --json and the settings its manifest redacted)",
+        help="continue the run in this folder with its own config (a resume takes "
+        "--max-run-cost, --concurrency, --no-plots, --json and the settings its manifest "
+        "redacted; any other flag must give the value the run recorded)",
     )
     parser.add_argument(
         "--print-config",
@@ -124,22 +123,17 @@ def print_config(config: BaseModel) -> None:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    """``--resume RUN``: the run's own config; the settings a resume may give are taken from
-    the command line, the others are left out with a note."""
+    """``--resume RUN``: the run's own config. The settings a resume takes are taken from the
+    command line; any other given must equal what the run recorded (``resume_check``)."""
+    from sandbox.commands.resume_check import check_unchanged
     from sandbox.run import resume_run
     from sandbox.run.runner import RESUMABLE_OVERRIDES
+    from sandbox.store import RunStore
 
     given = _flat(merged_settings(args, RunConfig))
+    check_unchanged(RunStore.open(args.resume), given, RESUMABLE_OVERRIDES)
     overrides = {k: v for k, v in given.items() if k in RESUMABLE_OVERRIDES}
-    ignored = sorted(set(given) - set(overrides))
-    if ignored:
-        print(
-            f"note: --resume runs with the run's own config; ignored: {', '.join(ignored)}",
-            file=sys.stderr,
-        )
     if args.print_config:
-        from sandbox.store import RunStore
-
         print_config(RunStore.open(args.resume).manifest.config.with_values(overrides))
         return 0
     result = resume_run(
@@ -168,6 +162,8 @@ _SECTIONS = {s.section for s in setting_fields(RunConfig) if s.section}
 
 def show(result: RunResult, *, as_json: bool) -> None:
     """The table (stdout, or stderr under --json) and the JSON summary line (stdout)."""
+    from sandbox.commands.console import output_console
+
     console = output_console(sys.stderr if as_json else sys.stdout)
     console.print(result_table(result))
     u = result.usage
@@ -182,16 +178,6 @@ def show(result: RunResult, *, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(result.json_summary(), separators=(", ", ": ")) + "\n")
         sys.stdout.flush()
-
-
-def output_console(stream: TextIO) -> Console:
-    """A console for tables: the terminal's width, or a wide fixed one when piped (CI, logs)."""
-    from rich.console import Console
-
-    console = Console(file=stream, highlight=False)
-    if not console.is_terminal:
-        console = Console(file=stream, highlight=False, width=140)
-    return console
 
 
 def result_table(result: RunResult) -> Table:

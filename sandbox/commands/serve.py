@@ -68,6 +68,6 @@ def handle(args: argparse.Namespace) -> int:
     service = build_service(options)
     try:
         serve(service, options)
-    except MockToolsError as e:  # the port taken, a worker that could not start
+    except MockToolsError as e:  # where to listen: a port in use, a host that is none, a worker
         raise ConfigError(str(e)) from e
     return 0

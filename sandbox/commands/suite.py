@@ -42,7 +42,20 @@ def register(subparsers: Any) -> None:
 
 
 def _overlay_path(args: argparse.Namespace) -> Path:
-    return Path(args.overlay) if args.overlay else Path(args.suite) / OVERLAY_FILE
+    """``--overlay``, which must be a file when given, else the suite's (which may not be yet)."""
+    if args.overlay is None:
+        return Path(args.suite) / OVERLAY_FILE
+    if not Path(args.overlay).is_file():
+        raise ConfigError(f"--overlay {args.overlay}: no such file")
+    return Path(args.overlay)
+
+
+def _open_overlay(path: Path) -> OverlayStore:
+    """The overlay file ``--overlay`` names; ``ConfigError`` when it is no overlay."""
+    try:
+        return OverlayStore(path)
+    except MockToolsError as e:
+        raise ConfigError(str(e)) from e
 
 
 def suite_stats(suite_dir: str | Path, overlay_path: Path | None) -> dict[str, Any]:
@@ -55,7 +68,7 @@ def suite_stats(suite_dir: str | Path, overlay_path: Path | None) -> dict[str, A
     recorded = {(r.tool, r.api) for r in suite.recordings}
     overlay_entries = 0
     if overlay_path is not None and overlay_path.is_file():
-        overlay = OverlayStore(overlay_path)
+        overlay = _open_overlay(overlay_path)
         try:
             overlay_entries = len(overlay)
             recorded |= {(r.tool, r.api) for r in overlay.recordings()}
@@ -100,7 +113,7 @@ def _freeze(args: argparse.Namespace) -> int:
     path = _overlay_path(args)
     if not path.is_file():
         raise ConfigError(f"no overlay at {path}: nothing to freeze")
-    overlay = OverlayStore(path)
+    overlay = _open_overlay(path)
     try:
         summary = freeze(args.suite, overlay, name=args.name)
     except (MockToolsError, SuiteError) as e:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from mock_tools.errors import MockToolsError
+from mock_tools.listen import listen_socket
 from sandbox.commands import COMMANDS
+from sandbox.commands.out_folder import out_folder
 from sandbox.errors import ConfigError
 from sandbox.store import MANIFEST
 from sandbox.store.defaults import DEFAULT_OUT
@@ -61,7 +63,7 @@ def _is_run(path: Path) -> bool:
 def handle(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths]
     if args.export is not None:
-        return _export(paths, Path(args.export))
+        return _export(paths, out_folder(Path(args.export), "--export"))
     if len(paths) > 1:
         raise ConfigError(
             "sandbox view serves one folder; to put several runs side by side open "
@@ -114,19 +116,9 @@ def _serve(root: Path, host: str, port: int, start: str) -> None:
     from sandbox.view.app import create_app
 
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as e:
-        raise ConfigError(f"--host {host}: {e.strerror}") from e
-    family, _, _, _, address = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-    except OSError as e:
-        sock.close()
-        raise ConfigError(
-            f"cannot listen on {host}:{port} ({e.strerror}); choose another --port"
-        ) from e
+        sock = listen_socket(host, port)
+    except MockToolsError as e:
+        raise ConfigError(str(e)) from e
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"viewing {root} at http://{shown}:{bound}{start}  (Ctrl-C to stop)", flush=True)

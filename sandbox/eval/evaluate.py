@@ -148,7 +148,8 @@ class LoadedRun(BaseModel):
 
     def latest(self) -> Iterator[Trajectory]:
         """The latest trajectory of each episode, in file order, one at a time."""
-        return iter_latest(trajectories_file(Path(self.path)))
+        listed = {(str(k[0]), int(k[1])) for k in self.manifest.episodes}
+        return iter_latest(trajectories_file(Path(self.path)), listed=listed)
 
 
 def load_run(run_dir: str | Path) -> LoadedRun:

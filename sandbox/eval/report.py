@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.store import EpisodeIndex, EpisodeKey
 from sandbox.store.gc_pause import paused_gc
+from sandbox.store.run_store import write_atomic
 
 SCORES_FILE = "scores.json"
 REPORT_FILE = "report.md"
@@ -83,18 +83,6 @@ _LABEL_BATCH = 1000
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
-
-
-def _write_atomic(path: Path, data: str | bytes | Iterable[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8")
-    elif isinstance(data, bytes):
-        tmp.write_bytes(data)
-    else:
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.writelines(data)
-    os.replace(tmp, path)
 
 
 def pct(iv: Interval) -> str:
@@ -381,12 +369,12 @@ def _write_report(run_dir: Path, scores: RunScores, plots: bool) -> list[Path]:
     folder = Path(run_dir)
     written = [folder / SCORES_FILE, folder / REPORT_FILE]
     remove_plots(folder)  # first: no plot of earlier scores outlives them, whatever happens next
-    _write_atomic(written[0], scores_json_parts(scores))
+    write_atomic(written[0], scores_json_parts(scores))
     answers = scores.answers()
     if answers is None:
         answers = {d.key: d.final_answer for d in EpisodeIndex.of(folder).digests}
     markdown = markdown_parts(scores, answers=answers, view_command=f"sandbox view {folder}")
-    _write_atomic(written[1], markdown)
+    write_atomic(written[1], markdown)
     if not plots:
         return written
     from sandbox.eval.plots import plot_cost_vs_pass, plot_rates, plot_step_profile  # matplotlib

@@ -44,6 +44,7 @@ from sandbox.interop.finish import finish_answer
 from sandbox.interop.observations import parse_observation
 from sandbox.interop.suite_writer import file_slug
 from sandbox.store import read_trajectories
+from sandbox.store.run_store import write_new
 
 __all__ = [
     "converted_method",
@@ -162,7 +163,7 @@ def export_run(run: Path, out: Path) -> dict[str, Any]:
     files = []
     for test_set, entries in sets.items():
         path = out / f"{file_slug(test_set)}.json"
-        path.write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_new(path, json.dumps(entries, ensure_ascii=False, indent=1))
         files.append(str(path))
     return {"run": str(run), "out": str(out), "episodes": len(trajectories), "files": files}
 

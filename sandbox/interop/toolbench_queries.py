@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from mock_tools.models import ApiRef, ApiSpec, Reference, SuiteMeta, Task, ToolSpec
 from mock_tools.names import standardize
-from sandbox.errors import SandboxError
+from sandbox.errors import ConfigError, SandboxError
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_functions import kept_parameters, toolbench_function
@@ -241,6 +241,13 @@ def import_queries(files: list[Path], out: Path, name: str | None = None) -> Imp
                 continue
             seen_ids.add(task.id)
             tasks.setdefault(stem, []).append(task)
+    if not tasks:
+        skips = summary.skipped
+        first = f" (first: {skips[0].source}: {skips[0].reason})" if skips else ""
+        raise ConfigError(
+            f"no usable query in {', '.join(str(p) for p in files)}: {n_queries} read, "
+            f"{len(skips)} skipped{first}; nothing written"
+        )
     unresolved = sum(
         1
         for items in tasks.values()

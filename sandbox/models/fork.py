@@ -19,6 +19,7 @@ from mock_tools.models import Task
 from sandbox.errors import ConfigError
 from sandbox.models.provider import MODEL_KINDS, ModelProvider, ModelSettings, ModelSpec
 from sandbox.models.specs import resolve_model
+from sandbox.store.error_text import first_error
 from sandbox.store.run_store import read_trajectories
 
 __all__ = ["ForkModels", "ForkOptions", "build_fork", "forked_episode", "load_episode"]
@@ -31,7 +32,7 @@ class ForkOptions(BaseModel):
 
     run: str = Field(description="The run folder the recorded steps come from.")
     task: str
-    trial: int = 0
+    trial: int = Field(default=0, ge=0)
     until_step: int = Field(ge=0, description="Steps of the chosen path replayed first.")
     then: str = Field(description="The model that continues (any model name).")
 
@@ -79,7 +80,9 @@ def build_fork(spec: ModelSpec, settings: ModelSettings) -> ForkModels:
     try:
         options = ForkOptions.model_validate(spec.params)
     except ValidationError as e:
-        raise ConfigError(f"model 'fork' needs run, task, until_step and then: {e}") from e
+        raise ConfigError(
+            f"model 'fork' needs run, task, until_step and then: {first_error(e)}"
+        ) from e
     recorded = forked_episode(options)
     then = resolve_model(options.then, env=settings.env)
     if then.kind == "fork":

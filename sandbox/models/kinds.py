@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from agents.registry import UnknownName
 from sandbox.errors import ConfigError
-from sandbox.models.fork import build_fork
+from sandbox.models.fork import ForkOptions, build_fork
 from sandbox.models.offline import (
+    NoisyOptions,
     build_explorer,
     build_noisy,
     build_reference,
@@ -35,10 +36,11 @@ from sandbox.models.provider import (
     ModelProvider,
     ModelSettings,
     ModelSpec,
+    NoOptions,
     register_model_kind,
 )
 from sandbox.models.remote import build_remote, build_remote_simulator
-from sandbox.models.replay import build_replay, parse_run
+from sandbox.models.replay import ReplayOptions, build_replay, parse_run
 from sandbox.models.schema_sim import build_schema_agent, build_schema_simulator
 
 __all__ = ["build_models"]
@@ -59,6 +61,7 @@ register_model_kind(
         build_reference,
         summary="follows the reference path",
         questions="reference",
+        options=NoOptions,
     )
 )
 register_model_kind(
@@ -69,16 +72,30 @@ register_model_kind(
         summary="the reference path with seeded mistakes",
         questions="reference",
         mistake_rate=noise_rate,
+        options=NoisyOptions,
     )
 )
 register_model_kind(
-    ModelKind("explorer", build_explorer, summary="calls each offered tool once, then answers")
+    ModelKind(
+        "explorer",
+        build_explorer,
+        summary="calls each offered tool once, then answers",
+        options=NoOptions,
+    )
 )
 register_model_kind(
-    ModelKind("replay", build_replay, parse_arg=parse_run, summary="a recorded run")
+    ModelKind(
+        "replay", build_replay, parse_arg=parse_run, summary="a recorded run", options=ReplayOptions
+    )
 )
 register_model_kind(
-    ModelKind("fork", build_fork, direct=True, summary="recorded steps, then another model")
+    ModelKind(
+        "fork",
+        build_fork,
+        direct=True,
+        summary="recorded steps, then another model",
+        options=ForkOptions,
+    )
 )
 register_model_kind(
     ModelKind(
@@ -87,6 +104,7 @@ register_model_kind(
         direct=True,
         simulator=build_schema_simulator,
         summary="offline tool simulator (response templates)",
+        options=NoOptions,
     )
 )
 

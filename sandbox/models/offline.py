@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agents.model import Model
 from agents.models.explorer import ExplorerModel
 from agents.models.noisy import NoisyReferenceModel
@@ -22,6 +24,7 @@ from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
 
 __all__ = [
     "ExplorerModels",
+    "NoisyOptions",
     "NoisyReferenceModels",
     "ReferenceModels",
     "build_explorer",
@@ -31,6 +34,14 @@ __all__ = [
 ]
 
 DEFAULT_RATE = 0.3
+
+
+class NoisyOptions(BaseModel):
+    """What ``noisy-reference`` reads: the rate of its seeded mistakes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rate: float = Field(default=DEFAULT_RATE, ge=0.0, le=1.0)
 
 
 def reference_plan(task: Task) -> ReferencePlan:

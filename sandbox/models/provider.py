@@ -15,15 +15,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from agents.model import Model
+from agents.model import MAX_REPLY_BYTES, Model
 from agents.models.retry import RetryPolicy
 from agents.registry import Registry, UnknownName, instances_of
 from mock_tools.models import Task
 from mock_tools.simulation import ToolSimulator
 from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price
+from sandbox.store.config import ModelConfig
 from sandbox.store.redact import redact
 
 __all__ = [
@@ -124,6 +125,17 @@ class ModelSettings:
     """The environment (API keys of models a kind resolves itself, e.g. a fork's live model)."""
     cache_path: str | None = None
     """SQLite file of the opt-in model-call cache (remote kinds)."""
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """The cap on each reply of a remote model (``agents.models.reply_limit``)."""
+
+    @classmethod
+    def of(cls, config: ModelConfig, env: Mapping[str, str] | None = None) -> ModelSettings:
+        """What a run's ``model`` settings give the model kinds (``env`` for their keys)."""
+        return cls(
+            env=dict(env or {}),
+            cache_path=config.cache,
+            max_reply_bytes=config.max_reply_bytes,
+        )
 
 
 QuestionSource = Literal["live", "reference"]
@@ -150,6 +162,15 @@ class ModelKind:
     replay only repeats a run)."""
     mistake_rate: Callable[[ModelSpec], float] | None = None
     """The rate of seeded mistakes of a reference-following kind (None: it makes none)."""
+    options: type[BaseModel] | None = None
+    """The params the kind reads (an alias's ``params``, ``--model-option``, its ``:`` argument)
+    as a pydantic class that refuses any other; None: any (an endpoint's request params)."""
+
+
+class NoOptions(BaseModel):
+    """The options of a kind that reads none."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 MODEL_KINDS: Registry[ModelKind] = Registry(

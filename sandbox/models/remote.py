@@ -17,7 +17,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agents.errors import ModelError
-from agents.model import Model
+from agents.model import MAX_REPLY_BYTES, Model
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.models.cache import CachedModel, EpisodeIdentity, RequestCache
@@ -60,7 +60,7 @@ class RemoteModels:
         from agents.models.text_react import TextReActModel
 
         self.spec = spec
-        client: Model = openai_client(spec)
+        client: Model = openai_client(spec, max_reply_bytes=settings.max_reply_bytes)
         if spec.tool_calls == "text":
             client = TextReActModel(client)
         if spec.unescape_html:  # after the text adapter: JSON strings may hold the entities
@@ -112,20 +112,26 @@ class RemoteModels:
             self.cache.close()
 
 
-def openai_client(spec: ModelSpec) -> OpenAICompatModel | ManagedModel:
-    """A client of the spec's endpoint (native tool calls, no cache); for an alias with
-    ``launch:``, one that starts its server on first need (``sandbox.models.managed``)."""
+def openai_client(
+    spec: ModelSpec, *, max_reply_bytes: int = MAX_REPLY_BYTES
+) -> OpenAICompatModel | ManagedModel:
+    """A client of the spec's endpoint (native tool calls, no cache), its replies capped at
+    ``max_reply_bytes``; for an alias with ``launch:``, one that starts its server on first need
+    (``sandbox.models.managed``)."""
     if spec.launch is not None:
         if not spec.model:
             raise ConfigError(f"model {spec.display_name!r} needs a model name")
-        return ManagedModel(spec, lambda url: endpoint_client(spec, url))
+        return ManagedModel(spec, lambda url: endpoint_client(spec, url, max_reply_bytes))
     if not spec.model or not spec.base_url:
         raise ConfigError(f"model {spec.display_name!r} needs a model name and a base_url")
-    return endpoint_client(spec, spec.base_url)
+    return endpoint_client(spec, spec.base_url, max_reply_bytes)
 
 
-def endpoint_client(spec: ModelSpec, base_url: str) -> OpenAICompatModel:
-    """A plain client of ``spec``'s model at ``base_url``."""
+def endpoint_client(
+    spec: ModelSpec, base_url: str, max_reply_bytes: int = MAX_REPLY_BYTES
+) -> OpenAICompatModel:
+    """A plain client of ``spec``'s model at ``base_url``, its replies capped at
+    ``max_reply_bytes``."""
     # Imported here, not at the top: the openai package costs start-up time that offline runs
     # never need.
     from agents.models.openai_compat import OpenAICompatModel
@@ -133,6 +139,7 @@ def endpoint_client(spec: ModelSpec, base_url: str) -> OpenAICompatModel:
     price = spec.price
     return OpenAICompatModel(
         message_shape="toolbench" if spec.tool_calls == "toolbench" else "openai",
+        max_reply_bytes=max_reply_bytes,
         model=spec.model or "",
         base_url=base_url,
         api_key=spec.api_key or None,
@@ -162,12 +169,9 @@ def unreachable_message(spec: ModelSpec, reason: str) -> str:
         f"model {spec.display_name!r} is unreachable at {redact(spec.base_url or '')}: {reason}"
     ]
     hint = spec.start_hint or (VLLM_HINT if spec.base_url_env else None)
-    if hint:
-        lines.append(f"  start it, e.g.: {hint}")
-    else:
-        lines.append(f"  start an OpenAI-compatible server there, e.g.: {VLLM_HINT}")
-    where = "  or point elsewhere: MODEL=openai:<model>@<base_url>"
+    start = f"start it, e.g.: {hint}" if hint else f"start one there, e.g.: {VLLM_HINT}"
+    where = "; or point elsewhere: --model openai:<model>@<base_url>"
     if spec.base_url_env:
         where += f", or set {spec.base_url_env}=<base_url>"
-    lines.append(where)
+    lines.append(f"  {start}{where}")  # the error, then one hint line
     return "\n".join(lines)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.model import Model
+from pydantic import BaseModel, ConfigDict
+
+from agents.errors import ReplayDivergence
+from agents.model import Message, Model, Turn
 from agents.models.exchange import ExchangeReplayModel
 from agents.models.replay import ReplayModel
 from agents.trajectory import Trajectory
@@ -21,7 +24,15 @@ from sandbox.errors import ConfigError
 from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
 from sandbox.store.run_store import read_trajectories
 
-__all__ = ["ReplayModels", "build_replay", "parse_run"]
+__all__ = ["ReplayModels", "ReplayOptions", "build_replay", "parse_run"]
+
+
+class ReplayOptions(BaseModel):
+    """What ``replay`` reads: the run whose turns it serves."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: str
 
 
 class ReplayModels(OfflineModels):
@@ -35,13 +46,30 @@ class ReplayModels(OfflineModels):
 
     def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
         recorded = self.recorded.get((task.id, trial))
-        if recorded is None:
-            raise ConfigError(
+        if recorded is None:  # a run cut short: this episode alone ends, as a divergence
+            return Unrecorded(
                 f"replay run {self.run} has no trajectory for task {task.id!r} trial {trial}"
             )
         if recorded.exchanges:
             return ExchangeReplayModel(recorded)
         return ReplayModel(recorded)
+
+
+class Unrecorded:
+    """The replay model of an episode its run does not hold: its first request diverges."""
+
+    name = "replay"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any] | None = None,
+    ) -> Turn:
+        raise ReplayDivergence(self.message)
 
 
 def build_replay(spec: ModelSpec, settings: ModelSettings) -> ReplayModels:

@@ -23,17 +23,21 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.models.retry import RetryPolicy
 from agents.registry import UnknownName, is_path
-from mock_tools.yaml_text import load_yaml, yaml_error_line
+from mock_tools.yaml_text import MAX_YAML_BYTES, load_yaml, yaml_error_line
 from sandbox.errors import ConfigError
 from sandbox.models.launch import LaunchSpec
 from sandbox.models.prices import Price, lookup_price
 from sandbox.models.provider import MODEL_KINDS, KindName, ModelSpec, ToolCalls
+from sandbox.store.error_text import first_error
+from sandbox.store.paths import read_regular_file
+from sandbox.store.redact import redact
 
 __all__ = [
     "DEFAULT_MODELS_FILE",
@@ -132,9 +136,13 @@ def load_model_entries(
 
 def _read_entries(path: Path) -> dict[str, ModelEntry]:
     try:
-        data = load_yaml(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(read_regular_file(path, MAX_YAML_BYTES).decode("utf-8")) or {}
     except OSError as e:
         raise ConfigError(f"cannot read the model registry {path}: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"the model registry {path} is not UTF-8 text (byte {e.start})") from e
+    except ValueError as e:  # a FIFO, a device, over the YAML size limit
+        raise ConfigError(f"the model registry {e}") from e
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: invalid YAML: {yaml_error_line(e)}") from e
     models = data.get("models") if isinstance(data, dict) else None
@@ -149,6 +157,72 @@ def _read_entries(path: Path) -> dict[str, ModelEntry]:
             loc = ".".join(str(x) for x in err["loc"])
             raise ConfigError(f"{path}: models.{alias}.{loc}: {err['msg']}") from e
     return out
+
+
+def _checked_url(url: str, where: str) -> str:
+    """``url`` when it is an http(s) URL with a host and a valid port; ``ConfigError`` naming
+    ``where`` it came from (a model name, an environment variable) otherwise."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises for a port out of range)
+    except ValueError as e:
+        raise ConfigError(f"{redact(where)}: {redact(url)} is no URL ({e})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{redact(where)}: {redact(url)} is no http(s) URL of an endpoint "
+            "(e.g. http://localhost:8000/v1)"
+        )
+    return url
+
+
+_HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
+"""What an API key may hold: visible ASCII, as an HTTP header carries it."""
+
+
+def _checked_key(key: str | None, var: str) -> str | None:
+    """``key`` without surrounding whitespace (a newline a file left); ``ConfigError`` when it
+    holds what no HTTP header can carry. The key itself is never shown."""
+    if key is None or not key.strip():
+        return None
+    key = key.strip()
+    if not _HEADER_SAFE.fullmatch(key):
+        raise ConfigError(
+            f"{var} holds a character an HTTP header cannot carry (a space, a control or a "
+            "non-ASCII character): set it to the key alone"
+        )
+    return key
+
+
+def _check_params(alias: str, options: type[BaseModel] | None, params: Mapping[str, Any]) -> None:
+    """``ConfigError`` in one line when the kind's options class refuses ``params``."""
+    if options is None:
+        return
+    try:
+        options.model_validate(dict(params))
+    except ValidationError as e:
+        takes = ", ".join(options.model_fields) or "none"
+        raise ConfigError(
+            f"model {alias!r}: {first_error(e)} (--model-option; it takes: {takes})"
+        ) from None
+
+
+def _ad_hoc_spec(
+    name: str, ad_hoc: re.Match[str], options: Mapping[str, Any] | None, env: Mapping[str, str]
+) -> ModelSpec:
+    """The spec of ``openai:<model>@<base_url>`` (``openai-text:`` for the text adapter)."""
+    base_url = _checked_url(ad_hoc["url"].rstrip("/"), name)
+    price, source = lookup_price(ad_hoc["model"], base_url)
+    return ModelSpec(
+        name=name,
+        kind="openai",
+        model=ad_hoc["model"],
+        base_url=base_url,
+        tool_calls="text" if name.startswith("openai-text:") else "native",
+        params=dict(options or {}),
+        price=price,
+        price_source=source,
+        api_key=_checked_key(env.get("SANDBOX_API_KEY"), "SANDBOX_API_KEY"),
+    )
 
 
 def resolve_model(
@@ -166,19 +240,7 @@ def resolve_model(
     name = name.strip()
     ad_hoc = _AD_HOC.match(name)
     if ad_hoc:
-        base_url = ad_hoc["url"].rstrip("/")
-        price, source = lookup_price(ad_hoc["model"], base_url)
-        return ModelSpec(
-            name=name,
-            kind="openai",
-            model=ad_hoc["model"],
-            base_url=base_url,
-            tool_calls="text" if name.startswith("openai-text:") else "native",
-            params=dict(options or {}),
-            price=price,
-            price_source=source,
-            api_key=env.get("SANDBOX_API_KEY") or None,
-        )
+        return _ad_hoc_spec(name, ad_hoc, options, env)
     if name.startswith(("openai:", "openai-text:")):
         raise ConfigError(
             f"cannot parse model {name!r}: write openai:<model>@<base_url>, "
@@ -192,15 +254,20 @@ def resolve_model(
         params.update(kind.parse_arg(arg, name))
     elif arg:
         raise ConfigError(f"model {alias!r} takes no ':' argument (got {name!r})")
+    _check_params(alias, kind.options, params)
     url_var = base_url_env_var(alias) if kind.remote else None
     base_url = env.get(url_var) if url_var else None
-    api_key = env.get(entry.api_key_env) if kind.remote and entry.api_key_env else None
+    api_key = None
+    if kind.remote and entry.api_key_env:
+        api_key = _checked_key(env.get(entry.api_key_env), entry.api_key_env)
     if kind.remote and entry.api_key_env and not api_key:
         raise ConfigError(
             f"model {alias!r} needs an API key: set {entry.api_key_env} in the environment"
         )
     model = env.get(f"SANDBOX_{_env_part(alias)}_MODEL") or entry.model
     url = (base_url or entry.base_url or "").rstrip("/") or None
+    if url is not None:
+        _checked_url(url, url_var or alias)
     price, source = entry.price, "models.yaml"
     if not kind.remote:
         source = "offline model: cost 0"

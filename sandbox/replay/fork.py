@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from agents.errors import AgentsError
 from agents.strategies import options_for
 from sandbox.errors import ConfigError
 from sandbox.models.fork import ForkOptions, forked_episode
 from sandbox.run import RunResult, run_suite
 from sandbox.store import RunStore
+from sandbox.store.error_text import first_error
 
 __all__ = ["fork_run"]
 
@@ -41,9 +44,12 @@ def fork_run(
         agent_options = options_for(agent, base.agent.options)
     except AgentsError as e:
         raise ConfigError(str(e)) from e
-    fork = ForkOptions(
-        run=str(store.path), task=task, trial=trial, until_step=until_step, then=then_model
-    )
+    try:
+        fork = ForkOptions(
+            run=str(store.path), task=task, trial=trial, until_step=until_step, then=then_model
+        )
+    except ValidationError as e:
+        raise ConfigError(f"invalid fork: {first_error(e)}") from e
     forked_episode(fork)  # a missing episode or too many steps fail before anything runs
     config = base.with_values(
         {

@@ -104,6 +104,11 @@ class ReplayReport(BaseModel):
     )
     verdicts: list[EpisodeVerdict] = Field(default_factory=list)
     replay_run: str | None = Field(default=None, description="Where the re-run was written.")
+    unrecorded: list[str] = Field(
+        default_factory=list,
+        description="Episodes (task#trial) the run's manifest lists that have no trajectory (a "
+        "run cut short): nothing to replay, and said so.",
+    )
 
     @property
     def ok(self) -> bool:
@@ -198,15 +203,19 @@ async def replay_run_async(
 ) -> ReplayReport:
     store = RunStore.open(run)
     suite = _load_suite(store)
-    recorded = [t for t in read_trajectories(store.path) if t.nodes]
+    recorded = read_trajectories(store.path)
+    listed = [(str(k[0]), int(k[1])) for k in store.manifest.episodes]
     if tasks:
         wanted = {t.id for t in select_tasks(suite.tasks, tasks)}
         recorded = [t for t in recorded if t.scenario_id in wanted]
+        listed = [k for k in listed if k[0] in wanted]
     if not recorded:
         raise RunError(f"{store.path}: no recorded episodes to replay")
+    have = {(t.scenario_id, t.trial) for t in recorded}
     report = ReplayReport(
         run=str(store.path),
         mode=mode,
+        unrecorded=[f"{task}#{trial}" for task, trial in listed if (task, trial) not in have],
         suite_changed=bool(store.manifest.suite.fingerprint)
         and store.manifest.config.offline() is store.manifest.config  # else a recorded suite
         and store.manifest.suite.fingerprint != suite.fingerprint,

@@ -92,9 +92,7 @@ class EpisodeWorker:
                         config.model.name, options=config.model.options, env=os.environ
                     )
                     spec = spec.model_copy(update={"api_key": found.api_key})
-                models = build_models(
-                    spec, ModelSettings(env=dict(os.environ), cache_path=config.model.cache)
-                )
+                models = build_models(spec, ModelSettings.of(config.model, os.environ))
                 stack = AsyncExitStack()
                 self._tools = await stack.enter_async_context(
                     open_tool_envs(config, setup.suite, os.environ)
@@ -252,7 +250,7 @@ def _trajectory(
     raised in the worker (a tool server that cannot start, say) stops the run as it would
     locally."""
     try:
-        return Trajectory.model_validate_json(future.result())
+        return Trajectory.from_json_line(future.result())
     except RayActorError as e:
         return failed_episode(
             plan,

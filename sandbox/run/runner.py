@@ -35,7 +35,7 @@ from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task
 from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
-from sandbox.eval.evaluate import evaluate_run_async, run_blocking
+from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
@@ -121,9 +121,15 @@ def run_suite(
 SECRET_FIELDS = tuple(secret_paths(RunConfig))
 """The settings a manifest records redacted (those marked ``SECRET``): a resume is given them
 again, credentials included."""
-RESUMABLE_OVERRIDES = ("budget.max_run_cost", "eval.plots", "output.json_line", *SECRET_FIELDS)
-"""Settings a resume may give (dotted paths): a new run cost budget, what the command draws and
-prints, and what the manifest redacted."""
+RESUMABLE_OVERRIDES = (
+    "budget.max_run_cost",
+    "executor.concurrency",
+    "eval.plots",
+    "output.json_line",
+    *SECRET_FIELDS,
+)
+"""Settings a resume may give (dotted paths): a new run cost budget, how many episodes run at
+once (how fast, not what), what the command draws and prints, and what the manifest redacted."""
 
 
 def resume_run(
@@ -158,7 +164,8 @@ def _check_secrets(store: RunStore, given: Mapping[str, Any]) -> None:
         if not setting.secret:
             continue
         recorded = value_at(store.manifest.config, path)
-        if path in given and redact(str(given[path])) != recorded:
+        again = given.get(path)
+        if path in given and (again if again is None else redact(str(again))) != recorded:
             raise ConfigError(
                 f"run {store.manifest.run_id} used {path} {recorded!r}: a resume may only give it "
                 "again (with the credentials runs never record), not change it"
@@ -193,6 +200,11 @@ def resolve_strategy(config: RunConfig, task_id: str | None = None) -> ResolvedS
         raise ConfigError(f"{e}{where}") from e
 
 
+MAX_EPISODES = 1_000_000
+"""The most episodes (tasks x trials) one run may hold: its plan, manifest and index are kept in
+memory, so ``--trials 1000000000`` is refused before anything runs instead of exhausting it."""
+
+
 class _Plan:
     """Everything resolved before the first episode."""
 
@@ -201,17 +213,29 @@ class _Plan:
         self.env = dict(env or {})
         self.suite = _load(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
+        if len(self.tasks) * config.trials > MAX_EPISODES:
+            raise ConfigError(
+                f"--trials {config.trials} of {len(self.tasks)} task(s) is "
+                f"{len(self.tasks) * config.trials} episodes, over the {MAX_EPISODES} a run may "
+                "hold (MAX_EPISODES)"
+            )
         self.strategy = resolve_strategy(config)
         select_transport(config)  # an unknown transport or bad options: before anything runs
         self.model_spec: ModelSpec = with_preset(
             resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )
         self.models: ModelProvider = build_models(
-            self.model_spec, ModelSettings(env=dict(env or {}), cache_path=config.model.cache)
+            self.model_spec, ModelSettings.of(config.model, env)
         )
         self.episodes: list[tuple[Task, int]] = [
             (task, trial) for trial in range(config.trials) for task in self.tasks
         ]
+        unknown = sorted(set(config.task_settings) - {t.id for t in self.suite.tasks})
+        if unknown:
+            raise ConfigError(
+                f"--task-setting names {len(unknown)} task(s) the suite does not have: "
+                f"{', '.join(unknown[:5])}"
+            )
         self.per_task = {
             t.id: (resolve_strategy(config, t.id), config.budget_for(t.id))
             for t in self.tasks
@@ -262,8 +286,7 @@ async def _execute(
         store.write_manifest()
         todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
         status = await _run_stored(plan, store, executor, todo, finished, show_progress)
-        scores = await evaluate_run_async(store.path, plan.suite)
-        write_report(store.path, scores, plots=plots)
+        scores = await _score(store, plan.suite, plots)
         store.manifest.status = status  # scores first: a completed run always has them
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
@@ -349,6 +372,23 @@ async def _run_stored(
             store.manifest.ended_at = datetime.now(timezone.utc)
             with contextlib.suppress(RunError):  # a full disk: the trajectories are safe already
                 store.write_manifest()
+
+
+async def _score(store: RunStore, suite: Suite, plots: bool) -> RunScores:
+    """Score the run and write its report. Scoring that fails (a record no reader can use)
+    marks the run ``failed`` with the reason, so its manifest never stays ``running``; a run cut
+    off here by a signal stays ``running``, and ``sandbox eval`` completes it."""
+    try:
+        scores = await evaluate_run_async(store.path, suite)
+        write_report(store.path, scores, plots=plots)
+    except Exception as e:
+        store.manifest.status = "failed"
+        store.manifest.error = f"scoring failed: {e}"
+        store.manifest.ended_at = datetime.now(timezone.utc)
+        with contextlib.suppress(RunError):
+            store.write_manifest()
+        raise
+    return scores
 
 
 class _Stop:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -49,6 +48,7 @@ from pydantic import (
 from typing_extensions import Self
 
 from agents.budget import Budget
+from agents.model import MAX_REPLY_BYTES
 from agents.presets import PRESETS, apply_preset
 from agents.strategies import ResolvedStrategy, resolve_strategy
 from mock_tools.errors import MockToolsError
@@ -62,6 +62,7 @@ from sandbox.store.defaults import (
     DEFAULT_OUT,
     DEFAULT_SUITE,
 )
+from sandbox.store.paths import read_regular_file, usable_file_path
 from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
 
 __all__ = [
@@ -115,11 +116,17 @@ class TaskSettings(BaseModel):
     max_model_calls: int | None = Field(default=None, ge=1)
 
 
+MAX_PROMPT_BYTES = 2**20
+"""The longest system prompt file read (1 MiB): a prompt is sent with every model call and kept
+in the manifest and every trajectory."""
+
+
 def read_prompt_file(path: str, *, missing_ok: bool = False) -> str | None:
     """The text of a prompt file (``ValueError`` naming the problem in one line); None when it
-    is missing and ``missing_ok``."""
+    is missing and ``missing_ok``. Only a regular file of at most ``MAX_PROMPT_BYTES`` is read
+    (``/dev/zero`` would never end)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_file(path, MAX_PROMPT_BYTES)
     except FileNotFoundError:
         if missing_ok:
             return None
@@ -153,14 +160,17 @@ class AgentConfig(BaseModel):
         default=None,
         description="A UTF-8 file whose text is the system prompt (e.g. ToolBench's own, which "
         "the project does not ship); read once, its text becomes the option system_prompt and "
-        "the manifest records its SHA-256.",
+        "the manifest records its SHA-256. A regular file of at most 1 MiB (MAX_PROMPT_BYTES).",
     )
 
     @model_validator(mode="after")
-    def _read_system_prompt_file(self) -> AgentConfig:
+    def _read_system_prompt_file(self, info: ValidationInfo) -> AgentConfig:
         """The file's text as the ``system_prompt`` option. A config that already holds the
-        text (a manifest, a printed config) keeps it; the file must then say the same."""
+        text (a printed config) keeps it; the file must then say the same. A manifest's config
+        (``RECORDED``) holds the text the run used, whatever the file says now."""
         if self.system_prompt_file is None:
+            return self
+        if not _checked(info) and "system_prompt" in self.options:
             return self
         try:
             text = read_prompt_file(
@@ -192,13 +202,26 @@ class ModelConfig(BaseModel):
     )
     options: dict[str, Any] = Field(
         default_factory=dict,
-        description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text).",
+        description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text); "
+        "an offline kind refuses one it does not read (noisy-reference takes rate).",
     )
     cache: Annotated[str | None, Flag(name="--model-cache", metavar="PATH")] = Field(
         default=None,
         description="SQLite cache of a remote model's answers keyed by the full request: a "
         "re-run makes no repeated call.",
     )
+    max_reply_bytes: Annotated[int, Flag(metavar="BYTES")] = Field(
+        default=MAX_REPLY_BYTES,
+        ge=1,
+        description="The longest reply (a completion's body, in bytes) a remote model may send; "
+        "a longer one ends the episode as model_error:reply_too_large, counted unsolved "
+        "(docs/reliability.md).",
+    )
+
+    @field_validator("cache")
+    @classmethod
+    def _cache_file(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return usable_file_path(value) if _checked(info) else value
 
 
 class BudgetConfig(Budget):
@@ -273,10 +296,12 @@ class ToolsConfig(BaseModel):
     simulator: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
         description="For simulate: the model that plays missing APIs, schema-sim (offline) or "
-        "any model name.",
+        "any model name (refused with a miss policy that takes no simulator).",
     )
     upstream_url: Annotated[OptionalSecretText, Flag(metavar="URL")] = Field(
-        default=None, description="For upstream: the real API's base URL."
+        default=None,
+        description="For upstream: the real API's base URL, http(s) (refused with a miss policy "
+        "that takes none).",
     )
     overlay: Annotated[str | None, Flag(metavar="PATH")] = Field(
         default=None,
@@ -318,12 +343,25 @@ class ToolsConfig(BaseModel):
 
     @model_validator(mode="after")
     def _miss_options_fit(self, info: ValidationInfo) -> ToolsConfig:
-        """The miss policy's options class takes ``miss_options`` (``--miss-option``)."""
+        """The miss policy's options class takes ``miss_options`` (``--miss-option``) and the
+        flags that spell one of its options (``--simulator``, ``--upstream-url``); such a flag
+        given for a policy without that option is refused, not ignored."""
+        if not _checked(info):
+            return self
+        given = dict(self.miss_options)
         try:
-            if _checked(info):
-                miss_policy_options(self.miss_policy, self.miss_options)
+            takes = miss_policy_kind(self.miss_policy).options.model_fields
+            for option in ("simulator", "upstream_url"):
+                if getattr(self, option) is not None and option not in takes:
+                    raise ValueError(
+                        f"--{option.replace('_', '-')} is an option of another miss policy: "
+                        f"--miss-policy {self.miss_policy} takes no {option}"
+                    )
+            if self.upstream_url is not None:
+                given.setdefault("upstream_url", self.upstream_url)
+            miss_policy_options(self.miss_policy, given)
         except MockToolsError as e:
-            raise ValueError(f"{e} (--miss-option)") from e
+            raise ValueError(f"{e} (--miss-option, --upstream-url)") from e
         return self
 
     @field_validator("mcp_server")

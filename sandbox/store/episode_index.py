@@ -22,11 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import ValidationError
-
 from agents.trajectory import EpisodeUsage, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.manifest import EpisodeKey
+from sandbox.store.run_store import parse_trajectory_line
 from sandbox.store.trajectory_file import (
     blocks,
     is_compressed,
@@ -55,13 +54,16 @@ class EpisodeDigest:
     offset: int
     """Where the line is: its byte offset in a plain file, its frame's in a compressed one."""
     length: int
+    line: int = 0
+    """The line of ``trajectories.jsonl`` it was read from (1 is the first)."""
 
     @property
     def key(self) -> EpisodeKey:
         return (self.scenario_id, self.trial)
 
 
-def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
+def _digest(data: dict[str, Any], where: tuple[int, int, int]) -> EpisodeDigest:
+    offset, length, line = where
     usage = data.get("usage") or {}
     errors = data.get("errors") or []
     status = str(data.get("status") or "")
@@ -77,6 +79,7 @@ def _digest(data: dict[str, Any], offset: int, length: int) -> EpisodeDigest:
         and any(isinstance(e, dict) and e.get("kind") == "infra" for e in errors),
         offset=offset,
         length=length,
+        line=line,
     )
 
 
@@ -89,6 +92,8 @@ class _Place:
     size: int
     start: int
     length: int
+    line: int
+    """Its line number (1 is the first)."""
 
 
 @dataclass
@@ -100,6 +105,7 @@ class EpisodeIndex:
     _digests: dict[EpisodeKey, EpisodeDigest] = field(default_factory=dict)
     _file_id: tuple[int, int] | None = None
     _done: int = 0
+    _lines: int = 0
     _folder: Path | None = None
     _block: tuple[int, bytes] | None = None
     """The frame read last (its offset and lines): the next line asked for is often in it."""
@@ -119,11 +125,11 @@ class EpisodeIndex:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            self._where, self._digests, self._file_id, self._done = {}, {}, None, 0
+            self._restart(None)
             return self
         file_id = (st.st_dev, st.st_ino)
         if file_id != self._file_id or st.st_size < self._done:
-            self._where, self._digests, self._file_id, self._done = {}, {}, file_id, 0
+            self._restart(file_id)
         if st.st_size == self._done:
             return self
         compressed = is_compressed(self.path)
@@ -131,21 +137,28 @@ class EpisodeIndex:
             data, start = block.data, 0
             while start < len(data):
                 stop = data.index(b"\n", start)
+                self._lines += 1
                 if data[start:stop].strip():
                     if compressed:
-                        place = _Place(block.offset, block.size, start, stop - start)
+                        place = _Place(block.offset, block.size, start, stop - start, self._lines)
                     else:
-                        place = _Place(block.offset + start, stop - start, 0, stop - start)
+                        place = _Place(
+                            block.offset + start, stop - start, 0, stop - start, self._lines
+                        )
                     self._locate(data[start:stop], place)
                 start = stop + 1
             self._done = block.end
         return self
 
+    def _restart(self, file_id: tuple[int, int] | None) -> None:
+        self._where, self._digests, self._file_id, self._done, self._lines = {}, {}, file_id, 0, 0
+        self._block = None
+
     def _locate(self, line: bytes, place: _Place) -> None:
         try:
             key = line_key(line)
         except (ValueError, KeyError, TypeError) as e:
-            raise RunError(f"{self.path}: byte {place.offset}: not a trajectory line ({e})") from e
+            raise RunError(f"{self.path}:{place.line}: not a trajectory line ({e})") from e
         self._where.pop(key, None)  # the latest line of an episode wins, in its place
         self._where[key] = place
         self._digests.pop(key, None)
@@ -159,6 +172,14 @@ class EpisodeIndex:
             self._block = (place.offset, read_block(fh, True, place.offset, place.size))
         return self._block[1][place.start : place.start + place.length]
 
+    def _digest_of(self, fh: BinaryIO, key: EpisodeKey) -> EpisodeDigest:
+        place = self._where[key]
+        try:
+            data = json.loads(self._line(fh, key))
+            return _digest(data, (place.offset, place.length, place.line))
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise RunError(f"{self.path}:{place.line}: not a trajectory line ({e})") from e
+
     @property
     def keys(self) -> list[EpisodeKey]:
         """Every episode, in file order of its latest line."""
@@ -171,14 +192,7 @@ class EpisodeIndex:
         if missing:
             with open(self.path, "rb") as fh:
                 for key in missing:
-                    place = self._where[key]
-                    try:
-                        data = json.loads(self._line(fh, key))
-                        self._digests[key] = _digest(data, place.offset, place.length)
-                    except (ValueError, KeyError, TypeError) as e:
-                        raise RunError(
-                            f"{self.path}: byte {place.offset}: not a trajectory line ({e})"
-                        ) from e
+                    self._digests[key] = self._digest_of(fh, key)
         return [self._digests[k] for k in self._where]
 
     def get(self, key: EpisodeKey) -> EpisodeDigest | None:
@@ -187,9 +201,7 @@ class EpisodeIndex:
             return None
         if key not in self._digests:
             with open(self.path, "rb") as fh:
-                place = self._where[key]
-                line = self._line(fh, key)
-                self._digests[key] = _digest(json.loads(line), place.offset, place.length)
+                self._digests[key] = self._digest_of(fh, key)
         return self._digests[key]
 
     def __contains__(self, key: object) -> bool:
@@ -204,10 +216,4 @@ class EpisodeIndex:
             return None
         with open(self.path, "rb") as fh:
             line = self._line(fh, key)
-        try:
-            return Trajectory.model_validate_json(line)
-        except ValidationError as e:
-            raise RunError(
-                f"{self.path}: episode {key[0]} trial {key[1]}: not a valid trajectory: "
-                f"{e.errors()[0]['msg']}"
-            ) from e
+        return parse_trajectory_line(line, f"{self.path}:{self._where[key].line}")

@@ -14,6 +14,11 @@ on an ``O_APPEND`` descriptor, followed by ``fsync``, under a lock. A crash can 
 torn last line or frame; opening the store for appending cuts it. Readers ignore it
 (``sandbox.store.trajectory_file``). Resuming compacts the file (atomically) to one line per
 episode, dropping infrastructure- and harness-error episodes so they run again.
+
+Every other line is read whole or refused: a line that is not a trajectory, one longer than
+``MAX_TRAJECTORY_LINE``, or one of an episode the manifest does not list is a ``RunError`` naming
+the file and the line, so no reader drops an episode without saying so. An episode whose line
+would be longer than that limit is stored without its steps (``trajectory_too_large``).
 May import ``sandbox.store`` modules, ``sandbox.errors`` and ``agents`` only.
 """
 
@@ -21,17 +26,20 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import ValidationError
 
-from agents.trajectory import Status, Trajectory
+from agents.trajectory import ErrorRecord, Status, Trajectory
 from sandbox.errors import RunError
 from sandbox.store.config import RECORDED, check_run_id
+from sandbox.store.error_text import first_error
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
@@ -49,24 +57,39 @@ from sandbox.store.trajectory_file import (
 __all__ = [
     "COMPRESSED",
     "MANIFEST",
+    "MAX_TRAJECTORY_LINE",
     "SCORES",
+    "TOO_LARGE",
     "TRAJECTORIES",
     "RunStore",
     "StoreFull",
     "needs_rerun",
     "iter_latest",
     "iter_trajectories",
+    "parse_trajectory_line",
     "read_trajectories",
     "run_folder",
+    "write_atomic",
+    "write_new",
 ]
 
 MANIFEST = "manifest.json"
 TRAJECTORIES = PLAIN
 SCORES = "scores.json"
 
+MAX_TRAJECTORY_LINE = 64 * 2**20
+"""The longest trajectory line (bytes) a run stores and its readers read: 64 MiB, some 250
+model replies at their own limit (``model.max_reply_bytes``)."""
+
+TOO_LARGE = "trajectory_too_large"
+"""The ``end_reason`` of an episode stored without its steps: its line was over the limit."""
+
 
 class RunStore:
     """One run folder. Use ``create`` for a new run, ``open`` for an existing one."""
+
+    max_line: int = MAX_TRAJECTORY_LINE
+    """The longest trajectory line this store appends (bytes)."""
 
     def __init__(self, path: Path, manifest: Manifest) -> None:
         self.path = path
@@ -112,8 +135,12 @@ class RunStore:
         try:
             text = file.read_text(encoding="utf-8")
             manifest = Manifest.model_validate_json(text, context=RECORDED)
-        except (OSError, ValidationError, ValueError) as e:
-            raise RunError(f"{file}: cannot read the manifest: {e}") from e
+        except OSError as e:
+            raise RunError(f"{file}: cannot read the manifest: {e.strerror or e}") from e
+        except ValidationError as e:
+            raise RunError(f"{file}: not a valid manifest: {first_error(e)}") from e
+        except ValueError as e:  # not UTF-8
+            raise RunError(f"{file}: not a valid manifest: {e}") from e
         return cls(path, manifest)
 
     def suite_path(self, path: str | None = None) -> Path:
@@ -141,10 +168,7 @@ class RunStore:
 
     def write_manifest(self) -> None:
         text = self.manifest.model_dump_json(indent=2, by_alias=True) + "\n"
-        try:
-            _write_atomic(self.path / MANIFEST, text)
-        except OSError as e:
-            raise RunError(f"cannot write {self.path / MANIFEST}: {e.strerror}") from e
+        write_atomic(self.path / MANIFEST, text)
 
     def complete_if_finished(self) -> bool:
         """Mark a run ``completed`` that stored every episode but was cut off while scoring
@@ -179,9 +203,11 @@ class RunStore:
         never duplicate. Streams the file twice (which line to keep per episode, then those
         lines), so no trajectory is held beyond the one being read."""
         self.close()
+        file = self.trajectories_path
+        latest_lines(file, self.listed(), self.max_line)  # refuses what readers refuse
         chosen: dict[EpisodeKey, int] = {}
         costs: dict[EpisodeKey, float] = {}
-        for lineno, traj in iter_trajectories(self.trajectories_path):
+        for lineno, traj in iter_trajectories(file, self.max_line):
             if needs_rerun(traj):
                 continue
             key = (traj.scenario_id, traj.trial)
@@ -191,10 +217,10 @@ class RunStore:
         order = {lineno: i for i, lineno in enumerate(chosen.values())}
         kept = (
             (order[lineno], traj.to_json_line())
-            for lineno, traj in iter_trajectories(self.trajectories_path)
+            for lineno, traj in iter_trajectories(file, self.max_line)
             if lineno in keep
         )
-        _write_lines_atomic(self.trajectories_path, kept, len(order))
+        write_lines_atomic(file, kept, len(order))
         return costs
 
     @property
@@ -202,6 +228,10 @@ class RunStore:
         if self._writer is None or self._writer.compressed != is_compressed(self.trajectories_path):
             self._writer = FrameWriter(is_compressed(self.trajectories_path))
         return self._writer
+
+    def listed(self) -> set[EpisodeKey]:
+        """The episodes the manifest lists (a line of any other is refused by the readers)."""
+        return {(str(k[0]), int(k[1])) for k in self.manifest.episodes}
 
     def append(self, trajectory: Trajectory) -> None:
         """Append one trajectory as one line, then fsync (``append_lines``)."""
@@ -215,7 +245,9 @@ class RunStore:
         When the write fails (a full disk, a file size limit), the lines are written one by one
         instead, as many as fit; the first that does not is cut, none after it is written, and
         a ``StoreFull`` (a ``RunError``) says how many were stored: the run stops and resumes
-        from there."""
+        from there. A line over ``max_line`` (``MAX_TRAJECTORY_LINE``) is stored without the
+        episode's steps (``too_large``)."""
+        lines = [self._within_limit(line) for line in lines]
         with self._lock:
             try:
                 fd = self._open_fd()
@@ -241,6 +273,13 @@ class RunStore:
                 "episodes stored so far are kept (--resume continues once there is room)",
                 stored=stored,
             )
+
+    def _within_limit(self, line: bytes) -> bytes:
+        """``line``, or when it is over ``max_line`` the line of its episode without its steps."""
+        if len(line) <= self.max_line:
+            return line
+        trajectory = Trajectory.from_json_line(line)
+        return too_large(trajectory, len(line), self.max_line).to_json_line().encode("utf-8")
 
     def _open_fd(self) -> int:
         if self._fd is None:
@@ -304,11 +343,45 @@ def run_folder(out: str | Path, run_id: str) -> Path:
         check_run_id(run_id)
     except ValueError as e:
         raise RunError(str(e)) from e
-    base = Path(out).resolve()
-    path = (base / run_id).resolve()
+    try:
+        base = Path(out).resolve()
+        path = (base / run_id).resolve()
+    except (OSError, RuntimeError) as e:  # a symlink loop (RuntimeError before Python 3.13)
+        raise RunError(f"cannot use the output folder {out}: {e}") from e
     if path.parent != base:
         raise RunError(f"run id {run_id!r} leaves the output folder {out}")
     return Path(out) / run_id
+
+
+def too_large(trajectory: Trajectory, size: int, limit: int = MAX_TRAJECTORY_LINE) -> Trajectory:
+    """The record of an episode whose line would be ``size`` bytes, over ``limit``: its outcome
+    and usage without its steps, ended ``error`` / ``trajectory_too_large`` (the agent's failure:
+    what it asked for and got was too much to keep)."""
+    message = (
+        f"its trajectory line was {size} bytes, over the limit of {limit} "
+        "(MAX_TRAJECTORY_LINE): its steps are not kept"
+    )
+    kept = trajectory.model_copy(
+        update={
+            "status": Status.error,
+            "end_reason": TOO_LARGE,
+            "nodes": [],
+            "chosen_path": [],
+            "tree": {},
+            "errors": [ErrorRecord(kind="agent", message=message)],
+        }
+    )
+    if len(kept.to_json_line().encode("utf-8")) <= limit:
+        return kept
+    answer = trajectory.final_answer  # the inputs are what is too large: keep their absence said
+    return kept.model_copy(
+        update={
+            "prompt": [],
+            "functions": [],
+            "final_answer": answer[:4096] if answer is not None else None,
+            "errors": [ErrorRecord(kind="agent", message=message + ", nor its prompt")],
+        }
+    )
 
 
 def needs_rerun(traj: Trajectory) -> bool:
@@ -316,11 +389,12 @@ def needs_rerun(traj: Trajectory) -> bool:
     return traj.status is Status.error and any(e.kind in ("infra", "internal") for e in traj.errors)
 
 
-def read_trajectories(run: str | Path) -> list[Trajectory]:
+def read_trajectories(run: str | Path, *, max_line: int = MAX_TRAJECTORY_LINE) -> list[Trajectory]:
     """The trajectories of a run folder (or a ``.jsonl`` or ``.jsonl.zst`` file), the latest
     line per episode.
 
-    A torn last line (a crash mid-write) is ignored; a bad line elsewhere is a ``RunError``.
+    A torn last line (a crash mid-write) is ignored; a bad line elsewhere, or in a run folder a
+    line of an episode its manifest does not list, is a ``RunError`` naming file and line.
     """
     path = Path(run)
     file = trajectories_file(path) if path.is_dir() else path
@@ -328,51 +402,107 @@ def read_trajectories(run: str | Path) -> list[Trajectory]:
         if path.is_dir() and (path / MANIFEST).exists():
             return []
         raise RunError(f"{path}: no {TRAJECTORIES} here (is it a run folder?)")
-    latest: dict[EpisodeKey, Trajectory] = {}
+    if not file.is_file():  # a folder, or a device that never ends (/dev/zero)
+        raise RunError(f"{file}: not a regular file")
+    listed = RunStore.open(path).listed() if (path / MANIFEST).is_file() else set()
     with paused_gc():
-        for _, traj in iter_trajectories(file):
-            key = (traj.scenario_id, traj.trial)
-            latest.pop(key, None)
-            latest[key] = traj
-    return list(latest.values())
+        return list(iter_latest(file, listed=listed, max_line=max_line))
 
 
-def iter_latest(file: Path) -> Iterator[Trajectory]:
-    """The latest trajectory of each episode, as ``read_trajectories`` lists them (file order
-    of that latest line), one at a time: the file is read twice, the first time for each line's
-    episode alone (``line_key``, from its first bytes), so nothing is held but the line number
-    of each episode's latest line. A line that is no trajectory is a ``RunError``."""
-    latest: dict[EpisodeKey, int] = {}
+def latest_lines(
+    file: Path, listed: Collection[EpisodeKey] = (), max_line: int = MAX_TRAJECTORY_LINE
+) -> dict[EpisodeKey, int]:
+    """The number of each episode's latest line in ``file``, in file order of those lines,
+    each line read for its episode alone (``line_key``, from its first bytes). ``listed``: the
+    run's episodes (empty: any). Refused (``RunError`` naming file and line): a line too long,
+    one that is no trajectory's, one of an episode ``listed`` does not hold, and a second line
+    of an episode whose earlier line finished it, unless it repeats that line byte for byte (an
+    episode runs again only after an infrastructure or harness error); that rare case is checked
+    by parsing the earlier lines afterwards, so nothing but numbers and digests is held."""
+    latest: dict[EpisodeKey, tuple[int, bytes]] = {}
+    again: list[tuple[int, int, EpisodeKey]] = []
     for lineno, line in enumerate(_whole_lines(file), 1):
         if not line.strip():
             continue
+        where = f"{file}:{lineno}"
+        if len(line) > max_line:
+            parse_trajectory_line(line, where, max_line)  # raises: too long
         try:
             key = line_key(line)
         except (ValueError, KeyError, TypeError):
-            traj = _parsed(line, file, lineno)  # says what is wrong with it
+            traj = parse_trajectory_line(line, where, max_line)  # says what is wrong with it
             key = (traj.scenario_id, traj.trial)
-        latest.pop(key, None)
-        latest[key] = lineno
-    wanted = set(latest.values())
+        if listed and key not in listed:
+            name = f"episode {key[0]!r} trial {key[1]}"
+            raise RunError(f"{where}: {name} is not one of the {len(listed)} its manifest lists")
+        digest = hashlib.blake2b(line, digest_size=16).digest()
+        before = latest.pop(key, None)
+        if before is not None and before[1] != digest:
+            again.append((before[0], lineno, key))
+        latest[key] = (lineno, digest)
+    if again:
+        _check_ran_again(file, again, max_line)
+    return {key: lineno for key, (lineno, _) in latest.items()}
+
+
+def _check_ran_again(file: Path, again: list[tuple[int, int, EpisodeKey]], max_line: int) -> None:
+    """``RunError`` for the first episode in ``again`` (earlier line, later line, episode) whose
+    earlier line finished it."""
+    earlier = {first: (later, key) for first, later, key in again}
+    for lineno, line in enumerate(_whole_lines(file), 1):
+        if lineno not in earlier:
+            continue
+        if needs_rerun(parse_trajectory_line(line, f"{file}:{lineno}", max_line)):
+            continue
+        later, key = earlier[lineno]
+        raise RunError(
+            f"{file}:{later}: episode {key[0]!r} trial {key[1]} is recorded already, finished, "
+            f"at line {lineno}; an episode has one line unless it ran again after an "
+            "infrastructure error"
+        )
+
+
+def parse_trajectory_line(
+    line: bytes, where: str, max_line: int = MAX_TRAJECTORY_LINE
+) -> Trajectory:
+    """One line of a trajectories file as a ``Trajectory``; ``RunError`` starting with
+    ``where`` (``file:line``) when it is too long or not a valid trajectory."""
+    if len(line) > max_line:
+        raise RunError(
+            f"{where}: a line of {len(line)} bytes, over the {max_line} bytes a trajectory may "
+            "take (MAX_TRAJECTORY_LINE)"
+        )
+    try:
+        return Trajectory.from_json_line(line)
+    except ValidationError as e:
+        problem = first_error(e).replace(" at line 1 column ", " at column ")  # the line's own
+        raise RunError(f"{where}: not a valid trajectory: {problem}") from e
+    except ValueError as e:  # json's reader, for a line escaping an unpaired surrogate
+        raise RunError(f"{where}: not a valid trajectory: {e}") from e
+
+
+def iter_latest(
+    file: Path, *, listed: Collection[EpisodeKey] = (), max_line: int = MAX_TRAJECTORY_LINE
+) -> Iterator[Trajectory]:
+    """The latest trajectory of each episode, as ``read_trajectories`` lists them (file order
+    of that latest line), one at a time: the file is read twice, the first time for each line's
+    episode alone (``latest_lines``, which refuses what no reader may read past), so nothing is
+    held but the line number of each episode's latest line. ``listed``: the run's episodes."""
+    wanted = set(latest_lines(file, listed, max_line).values())
     for lineno, line in enumerate(_whole_lines(file), 1):
         if lineno in wanted:
-            yield _parsed(line, file, lineno)
+            yield parse_trajectory_line(line, f"{file}:{lineno}", max_line)
 
 
-def _parsed(line: bytes, file: Path, lineno: int) -> Trajectory:
-    try:
-        return Trajectory.model_validate_json(line)
-    except ValidationError as e:
-        raise RunError(f"{file}:{lineno}: not a valid trajectory: {e.errors()[0]['msg']}") from e
-
-
-def iter_trajectories(file: Path) -> Iterator[tuple[int, Trajectory]]:
+def iter_trajectories(
+    file: Path, max_line: int = MAX_TRAJECTORY_LINE
+) -> Iterator[tuple[int, Trajectory]]:
     """Every whole line of a trajectories file as ``(line number, Trajectory)``, in file order
     (blank lines and a torn last line skipped; a bad line is a ``RunError``). Nothing is kept:
     one trajectory at a time is in memory."""
     for lineno, line in enumerate(_whole_lines(file), 1):
         if line.strip():
-            yield lineno, _parsed(line, file, lineno)
+            yield lineno, parse_trajectory_line(line, f"{file}:{lineno}", max_line)
 
 
 def _whole_lines(file: Path) -> Iterator[bytes]:
@@ -398,24 +528,37 @@ def _cut_torn_tail(fd: int, compressed: bool) -> None:
         os.fsync(fd)
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    _write_lines_atomic(path, iter([(0, text)]), 1)
+def write_new(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` as a new file: whatever was there, a symlink
+    to anything included, is replaced, never written through."""
+    path.unlink(missing_ok=True)
+    with path.open("xb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Replace ``path`` with ``text`` (or its pieces, in order) at once: a temporary file of its
+    own in the same folder (two processes writing one file never share one), fsynced, renamed
+    over it, the folder fsynced. ``RunError`` naming the file when the folder is read-only,
+    full or gone."""
+    pieces = [text] if isinstance(text, str) else text
+    _replace(path, lambda fh: fh.writelines(piece.encode("utf-8") for piece in pieces))
 
 
 _FRAME_BYTES = 1 << 18
 """Lines a rewritten compressed file puts in one frame (compaction: the lines are all there)."""
 
 
-def _write_lines_atomic(path: Path, lines: Iterator[tuple[int, str]], count: int) -> None:
-    """Write ``count`` texts, each given once with its place, in place order, atomically. Texts
-    given in place order go straight to the file; the others wait until their turn. A ``.zst``
-    file gets them as zstd frames of about ``_FRAME_BYTES`` each."""
-    tmp = path.with_name(path.name + ".tmp")
-    frames = FrameWriter(is_compressed(path))
-    waiting: dict[int, str] = {}
-    pending: list[bytes] = []
-    at = 0
-    with tmp.open("wb") as fh:
+def write_lines_atomic(path: Path, lines: Iterator[tuple[int, str]], count: int) -> None:
+    """Write ``count`` texts, each given once with its place, in place order, atomically
+    (``write_atomic``). Texts given in place order go straight to the file; the others wait
+    until their turn. A ``.zst`` file gets them as zstd frames of about ``_FRAME_BYTES`` each."""
+
+    def write(fh: BinaryIO) -> None:
+        frames = FrameWriter(is_compressed(path))
+        waiting: dict[int, str] = {}
+        pending: list[bytes] = []
+        at = 0
         for place, text in lines:
             waiting[place] = text
             while at in waiting:
@@ -428,11 +571,28 @@ def _write_lines_atomic(path: Path, lines: Iterator[tuple[int, str]], count: int
             fh.write(frames.encode(pending))
         if at != count or waiting:
             raise RunError(f"{path}: changed while it was rewritten")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+
+    _replace(path, write)
+
+
+def _replace(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+        with tmp.open("wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise RunError(f"cannot write {path}: {e.strerror or e}") from e
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

@@ -34,6 +34,7 @@ from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
 from sandbox.store import MANIFEST, SCORES, EpisodeKey, Manifest, RunStore
 from sandbox.store.config import RECORDED
+from sandbox.store.error_text import first_error
 from sandbox.store.trajectory_file import blocks, is_compressed, trajectories_file
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
@@ -197,9 +198,7 @@ def read_record(path: Path, key: str) -> RunRecord:
 
 def _short(error: Exception) -> str:
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}" if where else first["msg"]
+        return first_error(error)
     if isinstance(error, OSError):
         return error.strerror or str(error)
     return str(error).splitlines()[0][:200]

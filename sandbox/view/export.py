@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sandbox.errors import ConfigError
+from sandbox.store.run_store import write_new
 from sandbox.view.catalog import RunEntry
 from sandbox.view.leaderboard import build_leaderboard
 from sandbox.view.pages import STATIC_FILES, safe_name, shell, static_bytes
@@ -69,20 +70,26 @@ class _Writer:
     def write(self, rel: Path, text: str | bytes) -> None:
         path = self.out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
+        write_new(path, text)  # a symlink left in the folder is replaced, not written through
         self.files += 1
+
+
+EXPORTED = frozenset(
+    {INDEX_FILE, "index.html", "leaderboard.html", "compare.html", "static", "runs"}
+)
+"""What an export writes at the top of its folder: a folder holding anything else is no earlier
+export, and is never removed."""
 
 
 def _prepare(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--export {out}: a file is in the way; give a folder")
     if out.is_dir() and any(out.iterdir()):
-        if not (out / INDEX_FILE).is_file():
+        others = sorted(p.name for p in out.iterdir() if p.name not in EXPORTED)
+        if not (out / INDEX_FILE).is_file() or others or out.is_symlink():
+            held = f" (it holds {', '.join(others[:3])})" if others else ""
             raise ConfigError(
-                f"--export {out}: the folder is not empty and holds no earlier export; "
+                f"--export {out}: the folder is not empty and holds no earlier export{held}; "
                 "give a new or empty folder"
             )
         shutil.rmtree(out)

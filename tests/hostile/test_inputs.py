@@ -78,6 +78,8 @@ def test_05_broken_suite_files_are_clear_errors_with_file_and_line(
 def test_10_an_empty_or_unmatched_task_selection_is_an_error(tmp_path: Path, capsys) -> None:
     argv = [*RUN, "--suite", str(MINI), "--model", "reference", "--out", str(tmp_path)]
     assert main([*argv, "--tasks", ""]) == 2
+    assert "the value of --tasks is empty" in capsys.readouterr().err  # refused as it is read
+    assert main([*argv, "--tasks", ","]) == 2
     assert "--tasks names no task" in capsys.readouterr().err
     assert main([*argv, "--tasks", "mini_g1_trak"]) == 2
     err = capsys.readouterr().err

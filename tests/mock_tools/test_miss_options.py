@@ -66,9 +66,11 @@ async def test_a_lower_threshold_reaches_further(suite: Any) -> None:
     assert await provenance("--nearest-threshold 40 --miss-option threshold=99") == "miss"
 
 
-def test_a_flag_spelling_an_option_the_policy_lacks_is_left_out() -> None:
-    options = serve_options(_serve_args("x", "--nearest-threshold", "50"))
-    assert options.miss_policy == "error" and options.miss_options == {}
+def test_a_flag_spelling_an_option_the_policy_lacks_is_refused() -> None:
+    """Hardening round two, item 7: ``--nearest-threshold`` without ``--miss-policy nearest`` was
+    left out silently; it is a one-line error naming the policy and the options it takes."""
+    with pytest.raises(MockToolsError, match="--nearest-threshold is an option of another miss"):
+        serve_options(_serve_args("x", "--nearest-threshold", "50"))
 
 
 @pytest.mark.parametrize(

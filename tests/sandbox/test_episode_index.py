@@ -42,11 +42,12 @@ def write(path: Path, *trajs: Trajectory, tail: str = "") -> None:
 
 def test_digests_follow_appends_and_skip_a_torn_tail(tmp_path: Path) -> None:
     file = tmp_path / TRAJECTORIES
-    a = traj("a", steps=3)
+    down = [ErrorRecord(kind="infra", message="endpoint down")]
+    a = traj("a", steps=3, status=Status.error, answer=None, errors=down)  # it runs again below
     write(file, a, tail='{"schema": "agent-sandbox/traj')
     index = EpisodeIndex.of(tmp_path)
     (d,) = index.digests
-    assert (d.key, d.status, d.steps, d.final_answer) == (("a", 0), "answered", 3, "ok")
+    assert (d.key, d.status, d.steps, d.final_answer) == (("a", 0), "error", 3, None)
     assert (d.usage.cost, d.usage.tokens) == (0.25, 15)
 
     b = traj("b", status=Status.gave_up, answer=None)

@@ -104,7 +104,8 @@ def test_compact_drops_infra_errors_and_duplicates(tmp_path: Path) -> None:
     infra = _traj("a", status=Status.error, errors=[ErrorRecord(kind="infra", message="down")])
     agent_err = _traj("b", status=Status.error, errors=[ErrorRecord(kind="agent", message="x")])
     assert needs_rerun(infra) and not needs_rerun(agent_err)
-    for t in (infra, agent_err, _traj("c"), _traj("c")):
+    c = _traj("c")
+    for t in (infra, agent_err, c, c):  # the same line twice: one episode
         store.append(t)
     finished = store.compact()
     assert sorted(finished) == [("b", 0), ("c", 0)]

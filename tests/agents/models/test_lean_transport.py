@@ -11,6 +11,7 @@ import pytest
 from agents.errors import ModelError
 from agents.models import OpenAICompatModel, RetryPolicy
 from agents.models.lean_transport import LeanTransport
+from agents.models.reply_limit import ReplyTooLarge
 from tests.agents.models.raw_server import Answer, RawServer
 
 OK = b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"a": true}'
@@ -21,8 +22,11 @@ COMPLETION = (
 
 
 async def _post(transport: LeanTransport, url: str, **extensions: object) -> httpx2.Response:
+    """A request through ``transport`` alone, its body read as the HTTP client reads it."""
     request = httpx2.Request("POST", url, content=b'{"q": 1}', extensions=extensions)
-    return await transport.handle_async_request(request)
+    response = await transport.handle_async_request(request)
+    await response.aread()
+    return response
 
 
 async def test_requests_reuse_one_kept_alive_connection_and_send_one_write() -> None:
@@ -136,3 +140,18 @@ async def test_the_model_over_the_lean_transport_keeps_its_errors_and_retries() 
             await model.complete([{"role": "user", "content": "hi"}], [])
         await model.aclose()
     assert caught.value.kind == "connection" and caught.value.attempts == 3
+
+
+async def test_a_completion_body_past_the_cap_is_not_read_further() -> None:
+    """The transport reads bodies whole, so it stops at the reply cap itself: a chunked answer
+    that goes on is cut off with the cap's error (``reply_limit``), and other paths are not
+    capped."""
+    big = b"HTTP/1.1 200 OK\r\ncontent-length: 5000\r\n\r\n" + b"x" * 5000
+    async with RawServer(lambda _: big) as server:
+        transport = LeanTransport(max_reply_bytes=1000)
+        with pytest.raises(ReplyTooLarge, match="more than 1000 bytes"):
+            await _post(transport, server.url())
+        models = httpx2.Request("GET", server.url("/v1/models"))
+        response = await transport.handle_async_request(models)
+        assert len(await response.aread()) == 5000
+        await transport.aclose()

@@ -18,6 +18,7 @@ import pytest
 from agents.models import OpenAICompatModel
 from agents.models.message_shapes import to_toolbench_messages
 from agents.models.openai_compat import NO_API_KEY, to_openai_messages
+from agents.models.reply_limit import DEFAULT_MAX_REPLY_BYTES, cap_replies
 from agents.toolenv import FINISH_FUNCTION
 from tests.agents.models.raw_server import RawServer
 
@@ -90,9 +91,16 @@ class Recorder(RawServer):
 async def _create_bytes(
     recorder: Recorder, request: dict[str, Any], timeout: float, api_key: str | None
 ) -> bytes:
-    """The bytes ``create`` sends for ``request`` (the package's own path, transform and all)."""
+    """The bytes ``create`` sends for ``request`` (the package's own path, transform and all),
+    from a client set up as the model's is (its replies capped: ``Accept-Encoding: identity``)."""
+    http_client = openai.DefaultAsyncHttpxClient()
+    cap_replies(http_client, DEFAULT_MAX_REPLY_BYTES)
     client = openai.AsyncOpenAI(
-        base_url=recorder.base_url, api_key=api_key or NO_API_KEY, max_retries=0, timeout=timeout
+        base_url=recorder.base_url,
+        api_key=api_key or NO_API_KEY,
+        max_retries=0,
+        timeout=timeout,
+        http_client=http_client,
     )
     try:
         await client.chat.completions.with_raw_response.create(**request, timeout=timeout)

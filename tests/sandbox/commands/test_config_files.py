@@ -291,18 +291,19 @@ def test_redacted_credentials_in_a_config_file_are_asked_for_again(
     assert not any(tmp_path.glob("*/manifest.json"))
 
 
-def test_a_resume_keeps_its_config_and_says_what_it_ignored(
+def test_a_resume_keeps_its_config_refusing_other_values_and_taking_equal_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["run", "--suite", str(MINI), "--model", "reference", "--out", str(tmp_path)]
     assert main([*argv, "--run-id", "r", "--no-plots"]) == 0
     capsys.readouterr()
     run = str(tmp_path / "r")
+    assert main(["run", "--resume", run, "-C", "trials=2", "--no-plots"]) == 2
+    assert "--trials 2 differs from run r's 1" in capsys.readouterr().err
     assert (
-        main(["run", "--resume", run, "--seed", "3", "-C", "trials=2", "--no-plots", "--json"]) == 0
+        main(["run", "--resume", run, "--seed", "0", "-C", "trials=1", "--no-plots", "--json"]) == 0
     )
     out, err = capsys.readouterr()
-    assert "note: --resume runs with the run's own config; ignored: seed, trials" in err
     assert json.loads(out)["episodes"] > 0  # --json was taken
     config = RunStore.open(run).manifest.config
     assert (config.seed, config.trials, config.eval.plots) == (0, 1, False)

@@ -25,10 +25,13 @@ ROOT = Path(__file__).resolve().parents[3]
 MINI = ROOT / "tests" / "fixtures" / "suites" / "mini"
 
 
-def _line(task: str, trial: int = 0, answer: str = "ok") -> bytes:
-    """A finished episode's trajectory line."""
+def _line(task: str, trial: int = 0, answer: str = "ok", infra: bool = False) -> bytes:
+    """A finished episode's trajectory line (``infra``: one that ended on an infrastructure
+    error, which runs again)."""
     record = {"scenario_id": task, "trial": trial, "final_answer": answer, "status": "answered"}
     record |= {"agent": {"name": "react"}, "model": {"name": "reference"}}
+    if infra:
+        record |= {"status": "error", "errors": [{"kind": "infra", "message": "endpoint down"}]}
     return Trajectory.model_validate(record).to_json_line().encode()
 
 
@@ -101,13 +104,13 @@ def test_bytes_that_are_no_frame_are_a_one_line_error(tmp_path: Path) -> None:
 
 def test_resume_compaction_keeps_the_compressed_format(tmp_path: Path) -> None:
     """``compact`` rewrites a compressed file as frames of the kept lines (the latest of each
-    episode), so a resumed compressed run stays compressed."""
+    episode, an infrastructure error dropped), so a resumed compressed run stays compressed."""
     store = _store(tmp_path)
-    store.append_lines([_line("a", answer="old"), _line("b")])
+    store.append_lines([_line("a", answer="old", infra=True), _line("b")])
     store.append_lines([_line("a", answer="new")])
     assert set(store.compact()) == {("a", 0), ("b", 0)}
     lines = list(iter_lines(store.path / COMPRESSED))
-    assert [json.loads(x)["final_answer"] for x in lines] == ["new", "ok"]
+    assert [json.loads(x)["final_answer"] for x in lines] == ["ok", "new"]
     store.release()
 
 

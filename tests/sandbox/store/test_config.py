@@ -44,7 +44,7 @@ FLAT: dict[str, Any] = {
     "mcp_server": None,
     "record_into": None,
     "tools_replay": None,
-    "miss_policy": "nearest",
+    "miss_policy": "simulate",
     "simulator": "schema-sim",
     "upstream_url": None,
     "overlay": "o.sqlite",
@@ -75,7 +75,7 @@ def test_a_flat_manifest_config_upgrades_into_its_sections() -> None:
         "max_depth": 4,
         "max_run_cost": 2.0,
     }
-    assert (config.tools.miss_policy, config.tools.simulator) == ("nearest", "schema-sim")
+    assert (config.tools.miss_policy, config.tools.simulator) == ("simulate", "schema-sim")
     assert (config.tools.overlay, config.tools.fault_rate, config.tools.fault_seed) == (
         "o.sqlite",
         0.1,
