@@ -216,3 +216,68 @@ async def test_a_recorded_tree_replays_exactly() -> None:
     replayed = await run(ReplayModel(recorded), max_depth=4)
     assert replayed.nodes == recorded.nodes and replayed.tree == recorded.tree
     assert (replayed.status, replayed.chosen_path) == (recorded.status, recorded.chosen_path)
+
+
+async def test_backtracks_count_every_dead_end_a_pruned_model_error_included() -> None:
+    """The tree statistics a user reads: each dead end the search climbed out of is one
+    backtrack, whatever ended the branch (a give-up, the depth limit, a pruned model call)."""
+    replies: list[Turn | Exception] = [
+        call("search", q="a"),  # node 0, root's first child
+        ModelError("down", kind="connection"),  # node 1 under 0: pruned, the search goes on
+        call("search", q="b"),  # node 2 under 0: at the depth limit (2)
+        give_up("no way"),  # node 3, root's second child: a give-up at depth 1 ends it
+    ]
+    t = await run(ScriptedModel(replies), agent=DFSDTAgent(on_model_error="prune"), max_depth=2)
+    assert shape(t) == [
+        (0, None, "action"),
+        (1, 0, "error"),
+        (2, 0, "action"),
+        (3, None, "give_up"),
+    ]
+    assert (t.tree["model_errors"], t.tree["depth_limited"], t.tree["give_ups"]) == (1, 1, 1)
+    assert t.tree["backtracks"] == 3
+
+
+def _deep_chain_then_dead_end(dead_end: Turn | None) -> ScriptedModel:
+    """A model that calls ``search`` down one chain until ``dead_end`` (None: until the depth
+    limit stops it) at the fifth turn, and answers whenever it is asked for another action."""
+
+    def script(messages: list[Message]) -> Turn:
+        if asks_for_diversity(messages):
+            return finish("elsewhere")
+        n = last_tool_count(messages)
+        if n == 4 and dead_end is not None:
+            return dead_end
+        return call("search", q=str(n))
+
+    return ScriptedModel(script)
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("kind", ["give_up", "depth_limit"])
+async def test_a_dead_end_resumes_the_search_the_configured_number_of_levels_up(
+    kind: str, levels: int
+) -> None:
+    """ToolBench's backtracking: a dead end at depth 5 that climbs K levels makes the ancestor
+    at depth 5 - K generate its next child (the root when K = 5): after a give-up
+    (``give_up_backtrack``) and after a depth cut (``depth_cut_backtrack``) alike."""
+    if kind == "give_up":
+        agent = DFSDTAgent(give_up_backtrack=levels)
+        t = await run(_deep_chain_then_dead_end(give_up("stuck")), agent=agent)
+    else:
+        agent = DFSDTAgent(depth_cut_backtrack=levels)
+        t = await run(_deep_chain_then_dead_end(None), agent=agent, max_depth=5)
+    chain = [(i, i - 1 if i else None) for i in range(5)]
+    assert [(n.id, n.parent) for n in t.nodes[:5]] == chain and t.nodes[4].depth == 5
+    resumed_under = 4 - levels if levels < 5 else None  # the node at depth 5 - K
+    assert (t.nodes[5].parent, t.nodes[5].kind) == (resumed_under, "finish")
+    assert len(t.nodes) == 6 and t.status is Status.answered and t.final_answer == "elsewhere"
+
+
+async def test_a_climb_past_the_root_ends_the_search() -> None:
+    """A dead end that climbs more levels than it is deep leaves no node to resume from: the
+    search ends without generating another node."""
+    t = await run(
+        _deep_chain_then_dead_end(give_up("stuck")), agent=DFSDTAgent(give_up_backtrack=6)
+    )
+    assert len(t.nodes) == 5 and t.status is Status.gave_up and t.tree["give_ups"] == 1

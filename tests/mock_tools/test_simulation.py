@@ -239,3 +239,68 @@ def test_the_overlay_takes_writes_from_many_threads_at_once(tmp_path: Path) -> N
         list(pool.map(write, range(8)))
     assert len(store) == 800
     store.close()
+
+
+class NamedSimulator:
+    """Answers every miss with its own name; with ``overlay``, only once that overlay holds an
+    answer for the call (so it answers second, whatever the scheduling)."""
+
+    def __init__(self, name: str, overlay: Path | None = None) -> None:
+        self.name = name
+        self.overlay = overlay
+
+    async def simulate(self, request: SimulationRequest) -> Response:
+        if self.overlay is not None:
+            watcher = OverlayStore(self.overlay)
+            while not len(watcher):
+                await asyncio.sleep(0.01)
+            watcher.close()
+        return Response(body={"by": self.name})
+
+
+async def test_two_servers_simulating_one_miss_at_once_both_serve_the_first_stored_answer(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    """Determinism of simulated misses: two servers (two processes, one overlay) simulate the
+    same miss at the same time; the answer stored first is the one both serve, and the one
+    every later server serves. The second answer never replaces it."""
+    suite, overlay = load_suite(suite_dir), tmp_path / "overlay.sqlite"
+
+    def server(simulator: NamedSimulator) -> Any:
+        return create_app(suite, miss_policy="simulate", simulator=simulator, overlay=overlay)
+
+    first, second = server(NamedSimulator("first")), server(NamedSimulator("second", overlay))
+    args = {"city": "Rome"}
+    async with in_process_client(first) as a, in_process_client(second) as b:
+        answers = await asyncio.gather(
+            b.post("/tools/Weather Now/current", json=args),
+            a.post("/tools/Weather Now/current", json=args),
+        )
+    assert [r.json()["body"] for r in answers] == [{"by": "first"}, {"by": "first"}]
+    async with in_process_client(server(NamedSimulator("later"))) as c:
+        again = await c.post("/tools/Weather Now/current", json=args)
+    assert again.json()["body"] == {"by": "first"}
+    (kept,) = list(OverlayStore(overlay).recordings())
+    assert kept.response.body == {"by": "first"}
+
+
+def test_the_overlay_keeps_the_first_answer_stored_for_a_call(tmp_path: Path) -> None:
+    """``put`` stores an answer unless the call has one, and returns the one stored: from the
+    same store and from a second store opened on the same file (another process)."""
+    from mock_tools.models import Provenance
+
+    one, two = OverlayStore(tmp_path / "o.sqlite"), OverlayStore(tmp_path / "o.sqlite")
+    made = Provenance(source="simulated")
+    first = one.put("t", "a", '{"q": 1}', Response(body="first"), made)
+    assert first[0].body == "first"
+    assert one.put("t", "a", '{"q": 1}', Response(body="second"), made)[0].body == "first"
+    assert two.put("t", "a", '{"q": 1}', Response(body="third"), made)[0].body == "first"
+    stored = two.get("t", "a", '{"q": 1}')
+    assert stored is not None and stored[0].body == "first" and len(two) == 1
+    # another call (other arguments, api or tool) is a key of its own
+    assert two.put("t", "a", '{"q": 2}', Response(body="other"), made)[0].body == "other"
+    assert two.put("t", "b", '{"q": 1}', Response(body="api b"), made)[0].body == "api b"
+    assert two.put("u", "a", '{"q": 1}', Response(body="tool u"), made)[0].body == "tool u"
+    assert len(one) == 4
+    one.close()
+    two.close()

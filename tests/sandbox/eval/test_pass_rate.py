@@ -71,6 +71,16 @@ def test_unsolvable_task_rules() -> None:
     assert (checked.label, checked.method) == ("unsolved", "check")
 
 
+def test_a_refusal_on_a_solvable_task_is_not_solved() -> None:
+    """Saying "it cannot be done" earns the point only where the task is unsolvable: on a
+    solvable task without checks the refusal is left to the judge, never solved by rule."""
+    refusal = "Sorry, I cannot book flights with these tools."
+    solvable = label_episode(traj(answer=refusal), task(solvable=True))
+    assert solvable.label != "solved" and needs_judge(solvable)
+    unsolvable = label_episode(traj(answer=refusal), task(solvable=False))
+    assert (unsolvable.label, unsolvable.method) == ("solved", "rule")
+
+
 def test_label_run_and_summary() -> None:
     tasks = [
         task("a", group="G1", checks=PARIS),
