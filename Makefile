@@ -20,7 +20,7 @@ RUNS ?= runs
 LOCAL_MODELS := smollm2-135m smollm2-135m-text
 NEEDS_LOCAL := $(if $(filter $(LOCAL_MODELS),$(MODEL)),local-extra)
 
-.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays clean
+.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays mutate mutate-changed clean
 
 setup: $(STAMP)
 
@@ -79,6 +79,18 @@ validate: setup
 
 bench: setup
 	$(BIN)/python -m bench $(ARGS)
+
+# Mutation score of the core modules (mutmut; docs/testing.md): every module, the summary in
+# docs/testing.md rewritten; fails when a module's tests kill fewer than 90% of its mutants.
+# ARGS="agents eval.pass_rate" narrows it (no summary then), ARGS="--jobs 1" spares a shared machine.
+mutate: setup
+	$(BIN)/python -m mutation --summary docs/testing.md $(ARGS)
+
+# What .ci/run checks: the core functions changed since main (or the last commit), and the
+# hand-written mutants of issue 30; stops mutating after MUTATE_SECONDS.
+MUTATE_SECONDS ?= 240
+mutate-changed: setup
+	$(BIN)/python -m mutation --changed --hand --max-seconds $(MUTATE_SECONDS) $(ARGS)
 
 # Make the regression fixtures again and install those whose behaviour changed (after a deliberate
 # change of an agent, a model or the default suite); unchanged fixtures keep their files as they are.

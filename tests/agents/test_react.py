@@ -122,10 +122,12 @@ async def test_a_spend_limit_stops_at_exactly_its_value_and_not_one_call_before(
 
 
 async def test_wall_seconds_budget() -> None:
+    """The episode ends on its wall clock once the seconds are spent (the time recorded is at
+    least the budget; how much more depends on the machine, so no upper bound is asserted)."""
     model = ScriptedModel(lambda messages: call("search"), delay=0.05)
     t = await run(model, max_seconds=0.12)
     assert t.status is Status.budget_exhausted and t.end_reason == "budget:max_seconds"
-    assert 0.1 <= t.usage.wall_seconds < 1.0
+    assert t.usage.wall_seconds >= 0.12
 
 
 async def test_observations_are_truncated_in_history() -> None:
