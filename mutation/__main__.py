@@ -38,7 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--base", help="the commit the change is measured from (with --changed)")
     p.add_argument("--hand", action="store_true", help="also check the hand-written mutants")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants at once")
-    p.add_argument("--max-seconds", type=float, help="stop mutating after this long")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        help="stop mutating this long after the start (hand-written "
+        "mutants are checked in full; mutants not reached by then count as not checked)",
+    )
     p.add_argument("--reuse", action="store_true", help="keep earlier results of unchanged code")
     p.add_argument("--no-mypy", action="store_true", help="do not let mypy catch mutants")
     p.add_argument("--summary", type=Path, help="write the scores of a full run into this file")
@@ -71,8 +76,9 @@ def _selected(targets: list[str]) -> list[Group]:
 def _changed_group(groups: list[Group], base: str | None) -> tuple[Group, dict[str, list[str]]]:
     """One group of the modules the change touched (their groups' tests together: one stats
     run, one mypy run), and the name patterns of the touched functions per module."""
-    if base is None:
-        raise SystemExit("python -m mutation: --changed needs git history (no base commit found)")
+    if base is None:  # a shallow clone: no history to measure a change against
+        print("no base commit to measure the change from (a shallow clone?): nothing to mutate")
+        return Group("changed", (), ()), {}
     touched = touched_functions(ROOT, base)
     modules = [m for g in groups for m in g.modules if m in touched]
     owners = [g for g in groups if any(m in g.modules for m in modules)]
@@ -106,12 +112,14 @@ def _run_group(
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     groups = _selected(args.targets)
     names: dict[str, list[str]] = {}
     if args.changed:
         changed, names = _changed_group(groups, change_base(ROOT, args.base))
         groups = [changed] if changed.modules else []
-    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
+    # the hand-written mutants first: they are few and always checked, whatever the deadline
+    hand = check_hand_mutants(ROOT, args.work) if args.hand else []
     scores: list[ModuleScore] = []
     try:
         for group in groups:
@@ -119,7 +127,6 @@ def main(argv: list[str] | None = None) -> int:
     except MutmutFailed as e:
         print(e, file=sys.stderr)
         return 1
-    hand = check_hand_mutants(ROOT, args.work) if args.hand else []
     print(console_report(scores, hand))
     for stale in stale_equivalents(scores):
         print(f"stale equivalent entry (remove it): {stale.module} {stale.function}")
