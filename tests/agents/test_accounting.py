@@ -3,9 +3,11 @@ model or tool call, exactly at each limit, and what an episode's usage adds up t
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from agents.accounting import Accountant
+from agents.accounting import Accountant, DeadlineReached
 from agents.budget import Budget
 from agents.model import Usage
 from agents.trajectory import EpisodeUsage
@@ -98,3 +100,38 @@ def test_close_records_the_wall_time_to_the_microsecond() -> None:
     clock.now = 10.0 + 2.0000006
     acc.close()
     assert acc.usage.wall_seconds == 2.000001
+
+
+async def test_a_call_that_outlasts_the_wall_clock_budget_is_cut_off_at_the_deadline() -> None:
+    """A model or tool call that hangs is interrupted when ``max_seconds`` runs out (here the
+    clock passes the deadline while the call hangs): the episode ends on its budget instead of
+    waiting forever. The outer guard only turns a hang into a failure."""
+    clock = Clock(100.0)
+    acc = accountant(clock, max_seconds=0.05)
+
+    async def hangs() -> None:
+        clock.now = 200.0
+        await asyncio.Event().wait()
+
+    with pytest.raises(DeadlineReached):
+        await asyncio.wait_for(acc.bounded(hangs()), timeout=10)
+
+
+async def test_a_timeout_inside_a_call_is_not_taken_for_the_deadline() -> None:
+    """A call's own timeout, raised while budget time is left, propagates as it is (the
+    caller retries it as an infrastructure failure rather than ending the episode)."""
+    acc = accountant(Clock(), max_seconds=60.0)
+
+    async def times_out() -> None:
+        raise asyncio.TimeoutError
+
+    with pytest.raises(asyncio.TimeoutError):
+        await acc.bounded(times_out())
+
+
+async def test_a_call_within_the_budget_returns_its_result() -> None:
+    async def answer() -> int:
+        return 42
+
+    assert await accountant(Clock(), max_seconds=60.0).bounded(answer()) == 42
+    assert await accountant(Clock()).bounded(answer()) == 42
