@@ -46,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--reuse", action="store_true", help="keep earlier results of unchanged code")
     p.add_argument("--no-mypy", action="store_true", help="do not let mypy catch mutants")
-    p.add_argument("--summary", type=Path, help="write the scores of a full run into this file")
+    p.add_argument(
+        "--summary", type=Path, help="write the rows of the modules measured in full here"
+    )
     p.add_argument("--json", type=Path, help="write the scores and every survivor here")
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
     return p
@@ -132,10 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale equivalent entry (remove it): {stale.module} {stale.function}")
     if args.json:
         args.json.write_text(json.dumps([m.to_json() for m in scores], indent=1), "utf-8")
-    if args.summary and (args.changed or args.targets):
-        print(f"{args.summary} not written: it holds the scores of a run of every module")
+    if args.summary and args.changed:
+        print(f"{args.summary} not written: it holds the scores of whole modules")
     elif args.summary:
-        write_summary(args.summary, scores)
+        written = write_summary(args.summary, scores)
+        print(f"{args.summary}: the rows of {', '.join(written) or 'no module'} written")
     if args.changed and not scores:
         print("no core function changed: nothing to mutate")
     failed = [m.module for m in scores if not m.meets_goal]

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from mutation.equivalents import EQUIVALENTS, Equivalent
 from mutation.hand import HandResult
+from mutation.modules import GROUPS
 from mutation.results import GOAL, ModuleScore
 
 __all__ = [
     "console_report",
     "equivalents_table",
+    "markdown_row",
     "markdown_table",
     "stale_equivalents",
     "write_summary",
@@ -40,15 +42,25 @@ def _verdict(m: ModuleScore) -> str:
     return "ok" if m.meets_goal else "below goal"
 
 
-def markdown_table(scores: Sequence[ModuleScore]) -> str:
-    head = "| module | mutants | killed by tests | caught by mypy | survived | equivalent | score |"
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|"]
-    for m in scores:
-        lines.append(
-            f"| `{m.module}` | {m.mutants} | {m.killed} | {m.caught_by_mypy} | "
-            f"{len(m.survivors)} | {len(m.equivalent)} | {_score(m)} |"
-        )
-    return "\n".join(lines)
+HEAD = (
+    "| module | mutants | killed by tests | caught by mypy | survived | equivalent | score "
+    "| measured |"
+)
+
+
+def markdown_row(m: ModuleScore, measured: str) -> str:
+    return (
+        f"| `{m.module}` | {m.mutants} | {m.killed} | {m.caught_by_mypy} | "
+        f"{len(m.survivors)} | {len(m.equivalent)} | {_score(m)} | {measured} |"
+    )
+
+
+def markdown_table(rows: dict[str, str]) -> str:
+    """The table of ``rows`` (module -> its row), in the order of ``mutation.modules``."""
+    order = [m for g in GROUPS for m in g.modules]
+    ranked = sorted(rows, key=lambda m: order.index(m) if m in order else len(order))
+    lines = [HEAD, "|---|---:|---:|---:|---:|---:|---:|---|"]
+    return "\n".join(lines + [rows[m] for m in ranked])
 
 
 def console_report(
@@ -100,22 +112,33 @@ def equivalents_table(equivalents: Sequence[Equivalent] = EQUIVALENTS) -> str:
     return "\n".join(lines)
 
 
-def write_summary(path: Path, scores: Sequence[ModuleScore]) -> None:
-    """Replace the generated parts of ``path`` (between their markers): today's scores and the
-    list of equivalent mutants."""
-    killed = sum(m.killed + m.caught_by_mypy for m in scores)
-    counted = killed + sum(len(m.survivors) for m in scores)
-    scores_text = "\n".join(
-        [
-            f"Measured {date.today().isoformat()} with mutmut {version('mutmut')} "
-            f"(`make mutate`): {killed} of {counted} mutants killed "
-            f"({100 * killed / max(counted, 1):.1f}%), "
-            f"{sum(len(m.equivalent) for m in scores)} equivalent.",
-            "",
-            markdown_table(scores),
-        ]
-    )
+_ROW = re.compile(r"^\| `([\w.]+)` \|.*\|$", re.MULTILINE)
+
+
+def _recorded_rows(text: str) -> dict[str, str]:
+    start, end = text.find(BEGIN), text.find(END)
+    section = text[start:end] if 0 <= start < end else ""
+    return {m.group(1): m.group(0) for m in _ROW.finditer(section)}
+
+
+def write_summary(path: Path, scores: Sequence[ModuleScore]) -> list[str]:
+    """Replace the generated parts of ``path`` (between their markers): the rows of the modules
+    measured in full now (the other rows stay, each with the date of its own run), and the list
+    of equivalent mutants. Returns the modules whose row was written."""
     text = path.read_text(encoding="utf-8")
-    text = _replace(text, BEGIN, END, scores_text, path)
+    rows = _recorded_rows(text)
+    measured = f"{date.today().isoformat()}, mutmut {version('mutmut')}"
+    written = [m.module for m in scores if not m.not_checked]
+    rows.update({m.module: markdown_row(m, measured) for m in scores if not m.not_checked})
+    order = [m for g in GROUPS for m in g.modules]
+    missing = [m for m in order if m not in rows]
+    note = (
+        "Each row is written by the `make mutate` run (full, or narrowed to some modules) dated "
+        "in it; a run cut short writes no row."
+    )
+    if missing:
+        note += " Not measured yet: " + ", ".join(f"`{m}`" for m in missing) + "."
+    text = _replace(text, BEGIN, END, note + "\n\n" + markdown_table(rows), path)
     text = _replace(text, EQ_BEGIN, EQ_END, equivalents_table(), path)
     path.write_text(text, encoding="utf-8")
+    return written

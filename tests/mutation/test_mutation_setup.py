@@ -67,14 +67,33 @@ def test_an_equivalent_entry_matches_only_its_exact_change() -> None:
     assert matching("n", "f", ["x = 1"], ["x = 2"], [e]) is None
 
 
-def test_the_summary_rewrites_only_its_marked_sections(tmp_path: Path) -> None:
+def test_the_summary_rewrites_only_its_marked_sections_and_the_rows_measured(
+    tmp_path: Path,
+) -> None:
+    """A run writes the rows of the modules it measured in full; the rows of other modules
+    stay as an earlier run wrote them; a module cut short writes no row; the text outside the
+    markers is never touched."""
     doc = tmp_path / "testing.md"
     doc.write_text(f"intro\n{BEGIN}\nold\n{END}\nmiddle\n{EQ_BEGIN}\nold\n{EQ_END}\nend\n")
-    write_summary(doc, [ModuleScore("agents.dfsdt", killed=9, survivors=[])])
+    assert write_summary(doc, [ModuleScore("agents.dfsdt", killed=9, survivors=[])]) == [
+        "agents.dfsdt"
+    ]
     text = doc.read_text()
     assert text.startswith("intro\n") and "\nmiddle\n" in text and text.endswith("end\n")
-    assert "old" not in text and "| `agents.dfsdt` | 9 | 9 | 0 | 0 | 0 | 100.0% |" in text
-    assert "9 of 9 mutants killed (100.0%)" in text
+    assert "\nold\n" not in text
+    assert "| `agents.dfsdt` | 9 | 9 | 0 | 0 | 0 | 100.0% | " in text
+    assert "Not measured yet: `agents.step`" in text
+    survivor = Survivor("m.x_f__mutmut_1", "f", ("a",), ("b",))
+    later = [
+        ModuleScore("agents.step", killed=3, survivors=[survivor]),
+        ModuleScore("mock_tools.overlay", killed=5, not_checked=4),
+    ]
+    assert write_summary(doc, later) == ["agents.step"]
+    text = doc.read_text()
+    assert "| `agents.dfsdt` | 9 | 9 | 0 | 0 | 0 | 100.0% | " in text  # kept
+    assert "| `agents.step` | 4 | 3 | 0 | 1 | 0 | 75.0% | " in text
+    assert text.index("`agents.step`") < text.index("`agents.dfsdt`")  # in the modules' order
+    assert "`mock_tools.overlay` |" not in text and "`mock_tools.overlay`," in text
     doc.write_text("no markers\n")
     with pytest.raises(ValueError, match="no '<!-- mutation-scores"):
         write_summary(doc, [])
