@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from scripted import FakeToolEnv, ScriptedModel, call, finish, give_up, last_tool_count
 
@@ -9,9 +11,11 @@ from agents.agent import Agent, EpisodeMeta
 from agents.budget import Budget
 from agents.dfsdt import DFSDTAgent
 from agents.errors import ModelError
+from agents.finish import GIVE_UP_OBSERVATION
 from agents.model import Message, Turn
 from agents.prompts import DIVERSITY_HEADER
 from agents.react import ReActAgent
+from agents.toolenv import FINISH, GIVE_UP
 from agents.trajectory import Status, Trajectory, messages_for
 
 META = EpisodeMeta(scenario_id="t", seed=1)
@@ -281,3 +285,75 @@ async def test_a_climb_past_the_root_ends_the_search() -> None:
         _deep_chain_then_dead_end(give_up("stuck")), agent=DFSDTAgent(give_up_backtrack=6)
     )
     assert len(t.nodes) == 5 and t.status is Status.gave_up and t.tree["give_ups"] == 1
+
+
+def _earlier_attempts(prompt: str | None) -> tuple[list[dict[str, str]], str | None]:
+    """The earlier actions a diversity prompt lists, and its reminder of the last result."""
+    assert prompt is not None and prompt.startswith(DIVERSITY_HEADER)
+    listed = prompt.split("with these results:\n", 1)[1]
+    reminder = None
+    if "\nAs a reminder, the last result you observed here was: " in listed:
+        listed, rest = listed.split("\nAs a reminder, the last result you observed here was: ")
+        reminder = rest.split("\nThose attempts did not solve the task.")[0]
+    else:
+        listed = listed.split("\nThose attempts did not solve the task.")[0]
+    return json.loads(listed), reminder
+
+
+async def test_the_diversity_prompt_lists_each_earlier_siblings_first_action() -> None:
+    """What the next child is told about its earlier siblings: a give-up as the ``Finish`` call
+    it made (no ``final_answer`` when it gave no reason) with the give-up observation; a call
+    with its arguments and its result; a thought as the first action below it; a failed model
+    call as nothing (when it is the only sibling, no prompt at all). The reminder of the last
+    result is the parent's own last observation, absent under a thought."""
+    replies: list[Turn | Exception] = [
+        Turn(content="let me think"),  # node 0: a thought at the root
+        call("search", q="a"),  # node 1 under 0
+        give_up(""),  # node 2 under 1: climbs one level, node 1 tries again
+        ModelError("down", kind="connection"),  # node 3 under 1: pruned; node 1 is done
+        ModelError("down", kind="connection"),  # node 4 under 0: pruned; node 0 is done
+        finish("done"),  # node 5: the root's second child
+    ]
+    agent = DFSDTAgent(give_up_backtrack=1, on_model_error="prune")
+    t = await run(ScriptedModel(replies), agent=agent)
+    assert shape(t) == [
+        (0, None, "thought"),
+        (1, 0, "action"),
+        (2, 1, "give_up"),
+        (3, 1, "error"),
+        (4, 0, "error"),
+        (5, None, "finish"),
+    ]
+    search_result = json.dumps({"error": "", "response": "found"})
+    the_search = {"name": "search", "arguments": '{"q": "a"}', "function_output": search_result}
+    the_give_up = {
+        "name": FINISH,
+        "arguments": json.dumps({"return_type": GIVE_UP}),
+        "function_output": GIVE_UP_OBSERVATION,
+    }
+    assert _earlier_attempts(t.nodes[3].diversity_prompt) == ([the_give_up], search_result)
+    assert _earlier_attempts(t.nodes[4].diversity_prompt) == ([the_search], None)
+    assert _earlier_attempts(t.nodes[5].diversity_prompt) == ([the_search], None)
+    assert [n.diversity_prompt is None for n in t.nodes[:3]] == [True, True, True]
+
+
+async def test_a_give_up_with_a_reason_is_listed_with_it_and_a_lone_failed_call_asks_nothing() -> (
+    None
+):
+    replies: list[Turn | Exception] = [
+        ModelError("down", kind="connection"),  # node 0: pruned
+        call("search", q="a"),  # node 1: asked plainly, its only earlier sibling failed
+        give_up("no luck"),  # node 2 under 1
+        finish("done"),  # node 3 under 1
+    ]
+    agent = DFSDTAgent(give_up_backtrack=1, on_model_error="prune")
+    t = await run(ScriptedModel(replies), agent=agent)
+    assert shape(t) == [
+        (0, None, "error"),
+        (1, None, "action"),
+        (2, 1, "give_up"),
+        (3, 1, "finish"),
+    ]
+    assert t.nodes[1].diversity_prompt is None
+    (listed,), _ = _earlier_attempts(t.nodes[3].diversity_prompt)
+    assert json.loads(listed["arguments"]) == {"return_type": GIVE_UP, "final_answer": "no luck"}
