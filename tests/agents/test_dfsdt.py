@@ -9,11 +9,12 @@ from scripted import FakeToolEnv, ScriptedModel, call, finish, give_up, last_too
 
 from agents.agent import Agent, EpisodeMeta
 from agents.budget import Budget
-from agents.dfsdt import DFSDTAgent
+from agents.depth import DEFAULT_MAX_DEPTH
+from agents.dfsdt import DEFAULT_WIDTH, DFSDTAgent
 from agents.errors import ModelError
 from agents.finish import GIVE_UP_OBSERVATION
 from agents.model import Message, Turn
-from agents.prompts import DIVERSITY_HEADER
+from agents.prompts import DIVERSITY_HEADER, TOOLBENCH_ACTION_VALUE
 from agents.react import ReActAgent
 from agents.toolenv import FINISH, GIVE_UP
 from agents.trajectory import Status, Trajectory, messages_for
@@ -357,3 +358,56 @@ async def test_a_give_up_with_a_reason_is_listed_with_it_and_a_lone_failed_call_
     assert t.nodes[1].diversity_prompt is None
     (listed,), _ = _earlier_attempts(t.nodes[3].diversity_prompt)
     assert json.loads(listed["arguments"]) == {"return_type": GIVE_UP, "final_answer": "no luck"}
+
+
+async def test_the_tree_statistics_record_the_width_the_depth_limit_and_the_deepest_level() -> None:
+    """What a user reads of a search besides its counts: the width it searched with, the depth
+    limit it applied (the budget's, else the default of the depth unit) and the deepest level it
+    reached."""
+    model = ScriptedModel([call("search", q="a"), call("search", q="b"), finish("done")])
+    t = await run(model, agent=DFSDTAgent(width=3), max_depth=4)
+    assert (t.tree["width"], t.tree["depth_limit"], t.tree["max_depth"]) == (3, 4, 3)
+    default = await run(ScriptedModel([finish("done")]))
+    assert (default.tree["width"], default.tree["depth_limit"], default.tree["max_depth"]) == (
+        DEFAULT_WIDTH,
+        DEFAULT_MAX_DEPTH["turns"],
+        1,
+    )
+
+
+async def test_a_search_stopped_before_its_first_model_call_has_an_empty_tree() -> None:
+    """A wall-clock budget spent before the first request: no node, and the statistics say so
+    (no level reached, nothing counted) instead of failing."""
+    t = await run(ScriptedModel([finish("never asked")]), max_seconds=1e-9)
+    assert t.nodes == [] and t.status is Status.budget_exhausted
+    assert (t.tree["nodes"], t.tree["max_depth"], t.tree["backtracks"]) == (0, 0, 0)
+
+
+async def test_a_thought_cut_at_the_depth_limit_leaves_its_sibling_nothing_to_differ_from() -> None:
+    """A thought that reached the depth limit has no action below it: the next sibling is asked
+    without a diversity prompt rather than the search failing."""
+    t = await run(ScriptedModel([Turn(content="hmm"), finish("done")]), max_depth=1)
+    assert shape(t) == [(0, None, "thought"), (1, None, "finish")]
+    assert t.nodes[1].diversity_prompt is None and t.status is Status.answered
+
+
+async def test_the_toolbench_diversity_prompt_escapes_non_ascii_and_adds_the_action_value() -> None:
+    """``diversity_prompt="toolbench"`` lists the earlier actions as ToolBench's DFS writes them
+    (ASCII-escaped JSON, each with its constant action value); the project's own prompt keeps
+    the text as the model wrote it."""
+    replies: list[Turn | Exception] = [
+        call("search", q="a"),
+        give_up("pas de vol pour Zürich"),
+        finish("done"),
+    ]
+    plain = await run(ScriptedModel(replies), agent=DFSDTAgent(give_up_backtrack=1))
+    (listed,), _ = _earlier_attempts(plain.nodes[2].diversity_prompt)
+    assert '"final_answer": "pas de vol pour Zürich"' in listed["arguments"]
+    assert "Zürich" in (plain.nodes[2].diversity_prompt or "")
+    agent = DFSDTAgent(give_up_backtrack=1, diversity_prompt="toolbench")
+    toolbench = await run(ScriptedModel(replies), agent=agent)
+    prompt = toolbench.nodes[2].diversity_prompt or ""
+    assert prompt.isascii() and "Z\\u00fcrich" in prompt
+    (listed,), _ = _earlier_attempts(prompt)
+    assert listed[TOOLBENCH_ACTION_VALUE] == 0.0
+    assert json.loads(listed["arguments"])["final_answer"] == "pas de vol pour Zürich"
