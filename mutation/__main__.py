@@ -20,7 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from mutation.changed import change_base, touched_functions
+from mutation.changed import change_base, importing_tests, touched_functions
 from mutation.hand import check_hand_mutants
 from mutation.modules import GROUPS, Group
 from mutation.report import console_report, stale_equivalents, write_summary
@@ -76,8 +76,10 @@ def _selected(targets: list[str]) -> list[Group]:
 
 
 def _changed_group(groups: list[Group], base: str | None) -> tuple[Group, dict[str, list[str]]]:
-    """One group of the modules the change touched (their groups' tests together: one stats
-    run, one mypy run), and the name patterns of the touched functions per module."""
+    """One group of the modules the change touched, and the name patterns of the touched
+    functions per module. Its tests are those of their groups' selections that import a touched
+    module themselves (all of the selections when none does): mutmut's first pass runs the
+    whole selection once, which for a large group would take CI's whole budget."""
     if base is None:  # a shallow clone: no history to measure a change against
         print("no base commit to measure the change from (a shallow clone?): nothing to mutate")
         return Group("changed", (), ()), {}
@@ -86,7 +88,8 @@ def _changed_group(groups: list[Group], base: str | None) -> tuple[Group, dict[s
     owners = [g for g in groups if any(m in g.modules for m in modules)]
     tests = tuple(dict.fromkeys(t for g in owners for t in g.tests))
     deselect = tuple(dict.fromkeys(d for g in owners for d in g.deselect))
-    changed = Group("changed", tuple(modules), tests, deselect)
+    direct = importing_tests(ROOT, tests, deselect, modules)
+    changed = Group("changed", tuple(modules), direct or tests, () if direct else deselect)
     return changed, {m: touched[m] for m in modules}
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mutation.modules import GROUPS, module_path
 
-__all__ = ["change_base", "changed_lines", "touched_functions"]
+__all__ = ["change_base", "changed_lines", "importing_tests", "touched_functions"]
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
@@ -86,3 +86,57 @@ def touched_functions(root: Path, base: str) -> dict[str, list[str]]:
             if names:
                 touched[module] = names
     return touched
+
+
+def _reexports(root: Path, module: str) -> bool:
+    """Whether ``module``'s package re-exports it (its ``__init__`` imports from it)."""
+    package, _, last = module.rpartition(".")
+    init = root / Path(*package.split(".")) / "__init__.py"
+    if not package or not init.is_file():
+        return False
+    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (
+            (node.level == 0 and node.module == module) or (node.level == 1 and node.module == last)
+        ):
+            return True
+    return False
+
+
+def _imports(source: str, module: str, *, via_package: bool) -> bool:
+    """Whether ``source`` imports ``module`` (``import a.b``, ``from a.b import x``,
+    ``from a import b``; with ``via_package``, any ``from a import x``)."""
+    package, _, last = module.rpartition(".")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(a.name == module for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            if node.module == module or (node.module == package and via_package):
+                return True
+            if node.module == package and any(a.name == last for a in node.names):
+                return True
+    return False
+
+
+def importing_tests(
+    root: Path, selection: Iterable[str], deselect: Iterable[str], modules: Iterable[str]
+) -> tuple[str, ...]:
+    """The test files of ``selection`` (files and folders under ``root``) that import one of
+    ``modules`` themselves, ``deselect`` left out: the tests written for that code, the
+    selection CI's bounded check starts from. Importing a package that re-exports one of the
+    modules counts as importing it."""
+    modules = list(modules)
+    via_package = {m: _reexports(root, m) for m in modules}
+    left_out = {d.split("::")[0] for d in deselect}
+    files: list[Path] = []
+    for entry in selection:
+        path = root / entry.split("::")[0]
+        files += sorted(path.rglob("test_*.py")) if path.is_dir() else [path]
+    found = []
+    for file in dict.fromkeys(files):
+        name = file.relative_to(root).as_posix()
+        if name in left_out or not file.is_file():
+            continue
+        source = file.read_text(encoding="utf-8")
+        if any(_imports(source, m, via_package=via_package[m]) for m in modules):
+            found.append(name)
+    return tuple(found)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mutation.changed import change_base, touched_functions
+from mutation.changed import change_base, importing_tests, touched_functions
 from mutation.equivalents import Equivalent, matching
 from mutation.hand import HAND_MUTANTS, HandMutant
 from mutation.modules import GROUPS, module_path
@@ -132,3 +132,37 @@ def test_a_change_is_mapped_to_the_functions_and_methods_it_touched(tmp_path: Pa
             "agents.accounting.x_helper__mutmut_*",
         ]
     }
+
+
+def test_ci_starts_from_the_tests_that_import_a_changed_module(tmp_path: Path) -> None:
+    """The bounded check's selection: test files of the group that import the module itself,
+    in any form, or its package when the package re-exports it; deselected files left out."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.core import run\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "__init__.py").write_text("")
+    tests = tmp_path / "tests"
+    (tests / "deep").mkdir(parents=True)
+    files = {
+        "test_from.py": "from pkg.core import run\n",
+        "test_import.py": "import pkg.core\n",
+        "test_module.py": "from pkg import core\n",
+        "test_package.py": "from pkg import run\n",
+        "deep/test_nested.py": "def test():\n    from pkg.core import run\n",
+        "test_unrelated.py": "from pkg.other import x\nimport pkg\n",
+        "test_left_out.py": "from pkg.core import run\n",
+        "helper.py": "from pkg.core import run\n",
+    }
+    for name, text in files.items():
+        (tests / name).write_text(text)
+    found = importing_tests(tmp_path, ["tests"], ["tests/test_left_out.py"], ["pkg.core"])
+    assert sorted(found) == [
+        "tests/deep/test_nested.py",
+        "tests/test_from.py",
+        "tests/test_import.py",
+        "tests/test_module.py",
+        "tests/test_package.py",
+    ]
+    assert importing_tests(tmp_path, ["tests/test_from.py"], [], ["pkg.other"]) == ()
+    (tmp_path / "pkg" / "__init__.py").write_text("")  # no longer re-exported
+    assert "tests/test_package.py" not in importing_tests(tmp_path, ["tests"], [], ["pkg.core"])
