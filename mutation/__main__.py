@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -123,15 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.changed:
         changed, names = _changed_group(groups, change_base(ROOT, args.base))
         groups = [changed] if changed.modules else []
-    # the hand-written mutants first: they are few and always checked, whatever the deadline
-    hand = check_hand_mutants(ROOT, args.work) if args.hand else []
     scores: list[ModuleScore] = []
-    try:
-        for group in groups:
-            scores += _run_group(args, group, names, deadline)
-    except MutmutFailed as e:
-        print(e, file=sys.stderr)
-        return 1
+    # the hand-written mutants are checked in full whatever the deadline, on a second core
+    # beside mutmut's single-process first phases (mypy, tracing the tests)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hand_check = pool.submit(check_hand_mutants, ROOT, args.work) if args.hand else None
+        try:
+            for group in groups:
+                scores += _run_group(args, group, names, deadline)
+        except MutmutFailed as e:
+            print(e, file=sys.stderr)
+            return 1
+        hand = hand_check.result() if hand_check else []
     print(console_report(scores, hand))
     for stale in stale_equivalents(scores):
         print(f"stale equivalent entry (remove it): {stale.module} {stale.function}")
