@@ -7,10 +7,12 @@ branch that answered (the chosen path)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agents.toolenv import Observation
 from agents.trajectory import Component, FinishCall, Node, Status, StepCall, Trajectory
-from sandbox.replay import compare_trajectories
+from sandbox.replay import EpisodeVerdict, StepDiff, compare_trajectories
+from sandbox.replay.replay import _replay_episode_calls
 
 
 def _call(content: str, *, ok: bool = True) -> StepCall:
@@ -122,4 +124,99 @@ def test_the_final_status_and_answer_are_compared_after_the_nodes() -> None:
         "status",
         Status.answered,
         Status.gave_up,
+    )
+
+
+def test_a_difference_reads_with_its_place_and_both_values_shortened_to_160_characters() -> None:
+    """How a divergence is shown to the user: where (a node, or the episode itself), which
+    field, and both values as Python literals, each cut to 160 characters ending in "..."."""
+    assert StepDiff(node=3, field="status", expected="answered", got="gave_up").describe() == (
+        "node 3, status: expected 'answered', got 'gave_up'"
+    )
+    assert StepDiff(node=None, field="episode", expected="run").describe() == (
+        "episode, episode: expected 'run', got None"
+    )
+    fits, too_long = "x" * 158, "y" * 159  # 160 and 161 characters with their quotes
+    text = StepDiff(node=0, field="f", expected=fits, got=too_long).describe()
+    assert text == f"node 0, f: expected {fits!r}, got {repr(too_long)[:157]}..."
+
+
+def test_an_episode_that_could_not_be_replayed_is_divergent_at_the_episode_level() -> None:
+    t = recorded().model_copy(update={"trial": 2})
+    verdict = EpisodeVerdict.not_replayed(t, "task", "t")
+    assert (verdict.scenario_id, verdict.trial, verdict.ok) == ("t", 2, False)
+    assert verdict.first_diff == StepDiff(node=None, field="task", expected="t", got=None)
+
+
+class _Tools:
+    """A tool env answering ``search`` from a dict of query -> observation, recording calls;
+    ``dispatch`` as an env declares it."""
+
+    def __init__(self, answers: dict[str, Observation], dispatch: str = "exact") -> None:
+        self.answers = answers
+        self.dispatch = dispatch
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    @property
+    def functions(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {"name": "api_search", "parameters": {}}}]
+
+    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+        self.calls.append((name, args))
+        return self.answers[args["q"]]
+
+
+def _sent(q: str, content: str, *, ok: bool = True, provenance: str = "recording") -> StepCall:
+    observation = Observation(ok=ok, content=content, provenance=provenance)
+    return StepCall(
+        id=q, name="search", arguments=json.dumps({"q": q}), args={"q": q}, observation=observation
+    )
+
+
+async def test_a_call_level_replay_counts_matched_and_exact_calls_and_names_the_first_miss() -> (
+    None
+):
+    """Each sent call is re-issued, in node order, under the env's dispatch rule: a call whose
+    answer has the same content counts as matched (exact only when the text is identical), the
+    first one whose answer differs is the episode's difference; calls the agent never sent
+    (invalid, unknown, no arguments) are not re-issued."""
+    same, spaced = _answer("a"), json.dumps({"error": "", "response": "a"}, indent=1)
+    nodes = [
+        Node(
+            id=1,
+            parent=0,
+            depth=2,
+            kind="action",
+            calls=[_sent("c", _answer("c")), _sent("d", _answer("d"))],
+        ),
+        Node(
+            id=0,
+            parent=None,
+            depth=1,
+            kind="action",
+            calls=[
+                _sent("x", "never sent", provenance="invalid"),
+                _sent("a", same),
+                _sent("y", "never sent", provenance="unknown"),
+                _sent("b", spaced),
+            ],
+        ),
+    ]
+    nodes[1].calls.append(StepCall(id="z", name="search", arguments="{", args=None))
+    t = recorded().model_copy(update={"nodes": nodes, "trial": 1})
+    tools = _Tools(
+        {
+            "a": Observation(ok=True, content=same),
+            "b": Observation(ok=True, content=same),  # same content, other text
+            "c": Observation(ok=True, content=_answer("changed")),
+            "d": Observation(ok=False, content=_answer("d")),
+        },
+        dispatch="toolbench_suffix",
+    )
+    verdict = await _replay_episode_calls(tools, t)  # type: ignore[arg-type]
+    assert tools.calls == [("api_search", {"q": q}) for q in "abcd"]
+    assert (verdict.scenario_id, verdict.trial) == ("t", 1)
+    assert (verdict.calls_checked, verdict.calls_matched, verdict.calls_exact) == (4, 2, 2)
+    assert verdict.first_diff == StepDiff(
+        node=1, field="calls[0].observation (search)", expected=_answer("c"), got=_answer("changed")
     )
