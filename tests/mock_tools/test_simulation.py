@@ -304,3 +304,27 @@ def test_the_overlay_keeps_the_first_answer_stored_for_a_call(tmp_path: Path) ->
     assert len(one) == 4
     one.close()
     two.close()
+
+
+def test_an_answer_stored_without_a_time_is_stamped_with_when_it_was_stored(tmp_path: Path) -> None:
+    """The overlay records when a simulated or fetched answer was made (UTC, at storing) unless
+    its provenance says already; the stamp is what later servers and ``freeze`` read back."""
+    from datetime import datetime, timezone
+
+    from mock_tools.models import Provenance
+
+    store = OverlayStore(tmp_path / "o.sqlite")
+    before = datetime.now(timezone.utc)
+    _, made = store.put("t", "a", "{}", Response(body=1), Provenance(source="simulated"))
+    after = datetime.now(timezone.utc)
+    assert made.recorded_at is not None and before <= made.recorded_at <= after
+    assert made.recorded_at.utcoffset() is not None  # an aware time, in UTC
+    given = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+    _, kept = store.put("t", "b", "{}", Response(body=2), Provenance(recorded_at=given))
+    assert kept.recorded_at == given
+    (first, second) = list(store.recordings())
+    assert (first.provenance.recorded_at, second.provenance.recorded_at) == (
+        made.recorded_at,
+        given,
+    )
+    store.close()
