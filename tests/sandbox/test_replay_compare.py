@@ -220,3 +220,32 @@ async def test_a_call_level_replay_counts_matched_and_exact_calls_and_names_the_
     assert verdict.first_diff == StepDiff(
         node=1, field="calls[0].observation (search)", expected=_answer("c"), got=_answer("changed")
     )
+
+
+def test_a_node_that_differs_reports_the_recorded_and_the_replayed_value() -> None:
+    """The first differing field of a node is shown with the recorded value as expected and the
+    re-run's as got (here a call's arguments), and the verdict keeps the episode's trial."""
+    t = recorded().model_copy(update={"trial": 3})
+    again = recorded().model_copy(update={"trial": 3})
+    again.nodes[2].calls[0].arguments = '{"q": "b"}'
+    verdict = compare_trajectories(t, again)
+    assert (verdict.scenario_id, verdict.trial) == ("t", 3)
+    assert verdict.first_diff == StepDiff(
+        node=2, field="calls[0].arguments", expected='{"q": "a"}', got='{"q": "b"}'
+    )
+
+
+def test_observations_are_the_same_when_equal_text_or_both_absent_and_differ_otherwise() -> None:
+    """Plain (non-JSON) text equal on both sides is reproduced; a call observed on one side only
+    is a difference; a call observed on neither side is not."""
+    plain, again = recorded(), recorded()
+    for t in (plain, again):
+        t.nodes[0].calls[0].observation = Observation(ok=True, content="plain text, not JSON")
+    assert compare_trajectories(plain, again).ok
+    unobserved = recorded()
+    unobserved.nodes[0].calls[0].observation = None
+    verdict = compare_trajectories(recorded(), unobserved)
+    assert verdict.first_diff is not None and verdict.first_diff.field == "calls[0].ok"
+    both = recorded()
+    both.nodes[0].calls[0].observation = None
+    assert compare_trajectories(both, unobserved).ok
