@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mock_tools import PROVENANCE_HEADER, create_app, in_process_client, load_suite
+from mock_tools.errors import MockToolsError
 from mock_tools.models import ApiSpec, Response, ToolSpec
 from mock_tools.overlay import OverlayStore, freeze
 from mock_tools.simulation import (
@@ -327,4 +328,84 @@ def test_an_answer_stored_without_a_time_is_stamped_with_when_it_was_stored(tmp_
         made.recorded_at,
         given,
     )
+    store.close()
+
+
+def test_freeze_writes_only_the_unrecorded_answers_and_says_what_it_did(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    """``sandbox suite freeze``: the overlay's answers the suite does not record yet go into one
+    new recordings file, by default named for the UTC time it was written; the summary names
+    the suite, the overlay, how many entries it held, how many were written and how many the
+    suite recorded already. Nothing new: no file. A name taken already is refused."""
+    import re
+    from datetime import datetime, timezone
+
+    from mock_tools.models import Provenance
+
+    suite = load_suite(suite_dir)
+    store = RecordingStore.from_suite(suite)
+    overlay = OverlayStore(tmp_path / "overlay.sqlite")
+    made = Provenance(source="simulated")
+    for city in ("Oslo", "Rome", "Lima"):  # Oslo is recorded by the suite
+        key = store.key("Weather Now", "current", {"city": city})
+        overlay.put("Weather Now", "current", key, Response(body={"city": city}), made)
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    summary = freeze(suite_dir, overlay)
+    after = datetime.now(timezone.utc)
+    target = Path(str(summary["file"]))
+    assert summary == {
+        "suite": str(suite_dir),
+        "overlay": str(tmp_path / "overlay.sqlite"),
+        "overlay_entries": 3,
+        "written": 2,
+        "already_recorded": 1,
+        "file": str(suite_dir / "recordings" / target.name),
+    }
+    stamp = re.fullmatch(r"frozen-(\d{8}T\d{6}Z)\.jsonl", target.name)
+    assert stamp is not None
+    written_at = datetime.strptime(stamp.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+    assert before <= written_at <= after
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 2
+    again = freeze(suite_dir, overlay)  # both are recorded now
+    assert (again["written"], again["already_recorded"], again["file"]) == (0, 3, None)
+    overlay.put(
+        "Weather Now",
+        "current",
+        store.key("Weather Now", "current", {"city": "Bern"}),
+        Response(body=1),
+        made,
+    )
+    with pytest.raises(
+        MockToolsError, match=re.escape(f"{target} exists already; choose another name")
+    ):
+        freeze(suite_dir, overlay, name=target.name)
+    overlay.close()
+
+
+def test_the_overlay_fingerprint_is_a_digest_of_its_entries_in_key_order(tmp_path: Path) -> None:
+    """What a run records of the overlay it started with: sha256 over each entry's tool, API,
+    key and response (NUL-separated, one line each) in key order, so the same entries give the
+    same fingerprint whatever order they were stored in."""
+    import hashlib
+
+    from mock_tools.models import Provenance
+
+    one, two = OverlayStore(tmp_path / "1.sqlite"), OverlayStore(tmp_path / "2.sqlite")
+    assert one.fingerprint() == "sha256:" + hashlib.sha256(b"").hexdigest()
+    entries = [("t", "b", '{"q": 2}', Response(body="é")), ("t", "a", '{"q": 1}', Response(body=1))]
+    for store, order in ((one, entries), (two, entries[::-1])):
+        for tool, api, key, response in order:
+            store.put(tool, api, key, response, Provenance(source="simulated"))
+    expected = hashlib.sha256()
+    for tool, api, key, response in sorted(entries, key=lambda e: e[:3]):
+        expected.update(f"{tool}\0{api}\0{key}\0{response.model_dump_json()}\n".encode())
+    assert one.fingerprint() == two.fingerprint() == "sha256:" + expected.hexdigest()
+    one.close()
+    two.close()
+
+
+def test_an_overlay_in_a_folder_not_made_yet_is_created_with_its_folders(tmp_path: Path) -> None:
+    store = OverlayStore(tmp_path / "a" / "b" / "overlay.sqlite")
+    assert len(store) == 0 and (tmp_path / "a" / "b" / "overlay.sqlite").is_file()
     store.close()
