@@ -23,7 +23,64 @@ class Equivalent:
     why: str
 
 
-EQUIVALENTS: tuple[Equivalent, ...] = ()
+_SQL_CASE = (
+    "SQLite reads keywords, table and column names (and the journal_mode value) in any letter "
+    "case: the statement is the same"
+)
+
+
+def _sql_case(module: str, function: str, before: str, sql: str, after: str) -> list[Equivalent]:
+    """mutmut's two case mutants of an SQL string literal (all lower case, all upper case) on the
+    line ``before + '"' + sql + '"' + after``."""
+    line = f'{before}"{sql}"{after}'
+    return [
+        Equivalent(module, function, (line,), (f'{before}"{case}"{after}',), _SQL_CASE)
+        for case in (sql.lower(), sql.upper())
+    ]
+
+
+_OVERLAY = "mock_tools.overlay"
+
+EQUIVALENTS: tuple[Equivalent, ...] = (
+    *_sql_case(
+        _OVERLAY, "OverlayStore.__init__", "self._db.execute(", "PRAGMA journal_mode=WAL", ")"
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.__len__",
+        "return int(self._db.execute(",
+        "SELECT COUNT(*) FROM responses",
+        ").fetchone()[0])",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.get",
+        "",
+        "SELECT response, provenance FROM responses WHERE tool = ? AND api = ? AND key = ?",
+        ",",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.put",
+        "",
+        "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
+        ",",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.recordings",
+        "",
+        "SELECT tool, api, key, response, provenance FROM responses ORDER BY tool, api, key",
+        "",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.fingerprint",
+        "",
+        "SELECT tool, api, key, response FROM responses ORDER BY tool, api, key",
+        "",
+    ),
+)
 
 
 def matching(
