@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -338,7 +339,6 @@ def test_freeze_writes_only_the_unrecorded_answers_and_says_what_it_did(
     new recordings file, by default named for the UTC time it was written; the summary names
     the suite, the overlay, how many entries it held, how many were written and how many the
     suite recorded already. Nothing new: no file. A name taken already is refused."""
-    import re
     from datetime import datetime, timezone
 
     from mock_tools.models import Provenance
@@ -409,3 +409,29 @@ def test_an_overlay_in_a_folder_not_made_yet_is_created_with_its_folders(tmp_pat
     store = OverlayStore(tmp_path / "a" / "b" / "overlay.sqlite")
     assert len(store) == 0 and (tmp_path / "a" / "b" / "overlay.sqlite").is_file()
     store.close()
+
+
+@pytest.mark.parametrize("name", ["../up.jsonl", "sub/x.jsonl", "x.json", ".hidden.jsonl", ""])
+def test_freeze_refuses_a_name_that_is_no_plain_recordings_file_name_and_says_what_is(
+    name: str,
+) -> None:
+    """The one-line error tells the user what a valid name looks like and where it goes."""
+    from mock_tools.overlay import check_recordings_name
+
+    with pytest.raises(MockToolsError) as e:
+        check_recordings_name(name)
+    assert str(e.value) == (
+        f"{name!r} is not a recordings file name: give a plain name ending in .jsonl "
+        "(letters, digits and . _ @ + = -, starting with a letter or digit, at most 128 "
+        "characters); the file goes into the suite's recordings/ folder"
+    )
+    check_recordings_name("frozen-2024_05.jsonl")  # a plain name passes
+
+
+def test_an_overlay_that_cannot_be_opened_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "overlay.sqlite"
+    folder.mkdir()  # a folder where the file should be
+    with pytest.raises(
+        MockToolsError, match=f"^{re.escape(str(folder))}: cannot open the overlay: "
+    ):
+        OverlayStore(folder)
