@@ -80,6 +80,13 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         "SELECT tool, api, key, response FROM responses ORDER BY tool, api, key",
         "",
     ),
+    Equivalent(
+        _OVERLAY,
+        "OverlayStore.fingerprint",
+        ('digest.update("\\0".join(row).encode("utf-8"))',),
+        ('digest.update("\\0".join(row).encode("UTF-8"))',),
+        "Python looks codec names up in any letter case: the same UTF-8 encoder",
+    ),
 )
 
 
