@@ -40,6 +40,8 @@ def _sql_case(module: str, function: str, before: str, sql: str, after: str) -> 
 
 
 _OVERLAY = "mock_tools.overlay"
+_REPLAY = "sandbox.replay.replay"
+_DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
 
 EQUIVALENTS: tuple[Equivalent, ...] = (
     *_sql_case(
@@ -86,6 +88,38 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         ('digest.update("\\0".join(row).encode("utf-8"))',),
         ('digest.update("\\0".join(row).encode("UTF-8"))',),
         "Python looks codec names up in any letter case: the same UTF-8 encoder",
+    ),
+    *(
+        Equivalent(_REPLAY, function, (line,), (line.replace(drop, ""),), _DEFAULT_NONE)
+        for function, line, drop in (
+            (
+                "compare_trajectories",
+                'verdict.first_diff = StepDiff(node=want.id, field="node", expected=want.kind, '
+                "got=None)",
+                "got=None",
+            ),
+            (
+                "compare_trajectories",
+                'node=extra.id, field="node", expected=None, got=extra.kind',
+                "expected=None, ",
+            ),
+            (
+                "EpisodeVerdict.not_replayed",
+                "first_diff=StepDiff(node=None, field=field, expected=expected, got=None),",
+                "got=None",
+            ),
+        )
+    ),
+    *(
+        Equivalent(
+            _REPLAY,
+            "_node_diff",
+            ("for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=True)):",),
+            (f"for k, (a, b) in enumerate(zip(want.calls, have.calls, {strict})):",),
+            "node_difference has returned the differing call count before this loop, so both "
+            "lists have the same length and strictness never applies",
+        )
+        for strict in ("", "strict=False")
     ),
 )
 

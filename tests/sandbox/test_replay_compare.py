@@ -187,7 +187,7 @@ async def test_a_call_level_replay_counts_matched_and_exact_calls_and_names_the_
             parent=0,
             depth=2,
             kind="action",
-            calls=[_sent("c", _answer("c")), _sent("d", _answer("d"))],
+            calls=[_sent("c", _answer("c")), _sent("d", _answer("d")), _sent("e", _answer("e"))],
         ),
         Node(
             id=0,
@@ -210,13 +210,15 @@ async def test_a_call_level_replay_counts_matched_and_exact_calls_and_names_the_
             "b": Observation(ok=True, content=same),  # same content, other text
             "c": Observation(ok=True, content=_answer("changed")),
             "d": Observation(ok=False, content=_answer("d")),
+            "e": Observation(ok=True, content=_answer("e")),
         },
         dispatch="toolbench_suffix",
     )
     verdict = await _replay_episode_calls(tools, t)  # type: ignore[arg-type]
-    assert tools.calls == [("api_search", {"q": q}) for q in "abcd"]
+    assert tools.calls == [("api_search", {"q": q}) for q in "abcde"]
     assert (verdict.scenario_id, verdict.trial) == ("t", 1)
-    assert (verdict.calls_checked, verdict.calls_matched, verdict.calls_exact) == (4, 2, 2)
+    # exact: a, d (same text, another outcome) and e; matched: a, b and e
+    assert (verdict.calls_checked, verdict.calls_matched, verdict.calls_exact) == (5, 3, 3)
     assert verdict.first_diff == StepDiff(
         node=1, field="calls[0].observation (search)", expected=_answer("c"), got=_answer("changed")
     )
