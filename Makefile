@@ -20,7 +20,7 @@ RUNS ?= runs
 LOCAL_MODELS := smollm2-135m smollm2-135m-text
 NEEDS_LOCAL := $(if $(filter $(LOCAL_MODELS),$(MODEL)),local-extra)
 
-.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays clean
+.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays mutate mutate-changed clean
 
 setup: $(STAMP)
 
@@ -79,6 +79,20 @@ validate: setup
 
 bench: setup
 	$(BIN)/python -m bench $(ARGS)
+
+# Mutation score of the core modules (mutmut; docs/testing.md): every module (hours on 2 cores),
+# each measured module's row of docs/testing.md rewritten; fails when a module's tests kill fewer
+# than 90% of its mutants. ARGS="agents pass_rate" narrows it to groups or modules (their rows
+# are written), ARGS="--jobs 1" spares a shared machine.
+mutate: setup
+	$(BIN)/python -m mutation --summary docs/testing.md $(ARGS)
+
+# What .ci/run checks: the hand-written mutants of issue 30, then the core functions changed
+# since main (or in the last commit) until MUTATE_SECONDS after the start (mutants not reached
+# by then are reported as not checked).
+MUTATE_SECONDS ?= 150
+mutate-changed: setup
+	$(BIN)/python -m mutation --changed --hand --max-seconds $(MUTATE_SECONDS) $(ARGS)
 
 # Make the regression fixtures again and install those whose behaviour changed (after a deliberate
 # change of an agent, a model or the default suite); unchanged fixtures keep their files as they are.

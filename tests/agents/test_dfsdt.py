@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from scripted import FakeToolEnv, ScriptedModel, call, finish, give_up, last_tool_count
 
 from agents.agent import Agent, EpisodeMeta
 from agents.budget import Budget
-from agents.dfsdt import DFSDTAgent
+from agents.depth import DEFAULT_MAX_DEPTH
+from agents.dfsdt import DEFAULT_WIDTH, DFSDTAgent
 from agents.errors import ModelError
+from agents.finish import GIVE_UP_OBSERVATION
 from agents.model import Message, Turn
-from agents.prompts import DIVERSITY_HEADER
+from agents.prompts import DIVERSITY_HEADER, TOOLBENCH_ACTION_VALUE
 from agents.react import ReActAgent
+from agents.toolenv import FINISH, GIVE_UP
 from agents.trajectory import Status, Trajectory, messages_for
 
 META = EpisodeMeta(scenario_id="t", seed=1)
@@ -216,3 +221,193 @@ async def test_a_recorded_tree_replays_exactly() -> None:
     replayed = await run(ReplayModel(recorded), max_depth=4)
     assert replayed.nodes == recorded.nodes and replayed.tree == recorded.tree
     assert (replayed.status, replayed.chosen_path) == (recorded.status, recorded.chosen_path)
+
+
+async def test_backtracks_count_every_dead_end_a_pruned_model_error_included() -> None:
+    """The tree statistics a user reads: each dead end the search climbed out of is one
+    backtrack, whatever ended the branch (a give-up, the depth limit, a pruned model call)."""
+    replies: list[Turn | Exception] = [
+        call("search", q="a"),  # node 0, root's first child
+        ModelError("down", kind="connection"),  # node 1 under 0: pruned, the search goes on
+        call("search", q="b"),  # node 2 under 0: at the depth limit (2)
+        give_up("no way"),  # node 3, root's second child: a give-up at depth 1 ends it
+    ]
+    t = await run(ScriptedModel(replies), agent=DFSDTAgent(on_model_error="prune"), max_depth=2)
+    assert shape(t) == [
+        (0, None, "action"),
+        (1, 0, "error"),
+        (2, 0, "action"),
+        (3, None, "give_up"),
+    ]
+    assert (t.tree["model_errors"], t.tree["depth_limited"], t.tree["give_ups"]) == (1, 1, 1)
+    assert t.tree["backtracks"] == 3
+
+
+def _deep_chain_then_dead_end(dead_end: Turn | None) -> ScriptedModel:
+    """A model that calls ``search`` down one chain until ``dead_end`` (None: until the depth
+    limit stops it) at the fifth turn, and answers whenever it is asked for another action."""
+
+    def script(messages: list[Message]) -> Turn:
+        if asks_for_diversity(messages):
+            return finish("elsewhere")
+        n = last_tool_count(messages)
+        if n == 4 and dead_end is not None:
+            return dead_end
+        return call("search", q=str(n))
+
+    return ScriptedModel(script)
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("kind", ["give_up", "depth_limit"])
+async def test_a_dead_end_resumes_the_search_the_configured_number_of_levels_up(
+    kind: str, levels: int
+) -> None:
+    """ToolBench's backtracking: a dead end at depth 5 that climbs K levels makes the ancestor
+    at depth 5 - K generate its next child (the root when K = 5): after a give-up
+    (``give_up_backtrack``) and after a depth cut (``depth_cut_backtrack``) alike."""
+    if kind == "give_up":
+        agent = DFSDTAgent(give_up_backtrack=levels)
+        t = await run(_deep_chain_then_dead_end(give_up("stuck")), agent=agent)
+    else:
+        agent = DFSDTAgent(depth_cut_backtrack=levels)
+        t = await run(_deep_chain_then_dead_end(None), agent=agent, max_depth=5)
+    chain = [(i, i - 1 if i else None) for i in range(5)]
+    assert [(n.id, n.parent) for n in t.nodes[:5]] == chain and t.nodes[4].depth == 5
+    resumed_under = 4 - levels if levels < 5 else None  # the node at depth 5 - K
+    assert (t.nodes[5].parent, t.nodes[5].kind) == (resumed_under, "finish")
+    assert len(t.nodes) == 6 and t.status is Status.answered and t.final_answer == "elsewhere"
+
+
+async def test_a_climb_past_the_root_ends_the_search() -> None:
+    """A dead end that climbs more levels than it is deep leaves no node to resume from: the
+    search ends without generating another node."""
+    t = await run(
+        _deep_chain_then_dead_end(give_up("stuck")), agent=DFSDTAgent(give_up_backtrack=6)
+    )
+    assert len(t.nodes) == 5 and t.status is Status.gave_up and t.tree["give_ups"] == 1
+
+
+def _earlier_attempts(prompt: str | None) -> tuple[list[dict[str, str]], str | None]:
+    """The earlier actions a diversity prompt lists, and its reminder of the last result."""
+    assert prompt is not None and prompt.startswith(DIVERSITY_HEADER)
+    listed = prompt.split("with these results:\n", 1)[1]
+    reminder = None
+    if "\nAs a reminder, the last result you observed here was: " in listed:
+        listed, rest = listed.split("\nAs a reminder, the last result you observed here was: ")
+        reminder = rest.split("\nThose attempts did not solve the task.")[0]
+    else:
+        listed = listed.split("\nThose attempts did not solve the task.")[0]
+    return json.loads(listed), reminder
+
+
+async def test_the_diversity_prompt_lists_each_earlier_siblings_first_action() -> None:
+    """What the next child is told about its earlier siblings: a give-up as the ``Finish`` call
+    it made (no ``final_answer`` when it gave no reason) with the give-up observation; a call
+    with its arguments and its result; a thought as the first action below it; a failed model
+    call as nothing (when it is the only sibling, no prompt at all). The reminder of the last
+    result is the parent's own last observation, absent under a thought."""
+    replies: list[Turn | Exception] = [
+        Turn(content="let me think"),  # node 0: a thought at the root
+        call("search", q="a"),  # node 1 under 0
+        give_up(""),  # node 2 under 1: climbs one level, node 1 tries again
+        ModelError("down", kind="connection"),  # node 3 under 1: pruned; node 1 is done
+        ModelError("down", kind="connection"),  # node 4 under 0: pruned; node 0 is done
+        finish("done"),  # node 5: the root's second child
+    ]
+    agent = DFSDTAgent(give_up_backtrack=1, on_model_error="prune")
+    t = await run(ScriptedModel(replies), agent=agent)
+    assert shape(t) == [
+        (0, None, "thought"),
+        (1, 0, "action"),
+        (2, 1, "give_up"),
+        (3, 1, "error"),
+        (4, 0, "error"),
+        (5, None, "finish"),
+    ]
+    search_result = json.dumps({"error": "", "response": "found"})
+    the_search = {"name": "search", "arguments": '{"q": "a"}', "function_output": search_result}
+    the_give_up = {
+        "name": FINISH,
+        "arguments": json.dumps({"return_type": GIVE_UP}),
+        "function_output": GIVE_UP_OBSERVATION,
+    }
+    assert _earlier_attempts(t.nodes[3].diversity_prompt) == ([the_give_up], search_result)
+    assert _earlier_attempts(t.nodes[4].diversity_prompt) == ([the_search], None)
+    assert _earlier_attempts(t.nodes[5].diversity_prompt) == ([the_search], None)
+    assert [n.diversity_prompt is None for n in t.nodes[:3]] == [True, True, True]
+
+
+async def test_a_give_up_with_a_reason_is_listed_with_it_and_a_lone_failed_call_asks_nothing() -> (
+    None
+):
+    replies: list[Turn | Exception] = [
+        ModelError("down", kind="connection"),  # node 0: pruned
+        call("search", q="a"),  # node 1: asked plainly, its only earlier sibling failed
+        give_up("no luck"),  # node 2 under 1
+        finish("done"),  # node 3 under 1
+    ]
+    agent = DFSDTAgent(give_up_backtrack=1, on_model_error="prune")
+    t = await run(ScriptedModel(replies), agent=agent)
+    assert shape(t) == [
+        (0, None, "error"),
+        (1, None, "action"),
+        (2, 1, "give_up"),
+        (3, 1, "finish"),
+    ]
+    assert t.nodes[1].diversity_prompt is None
+    (listed,), _ = _earlier_attempts(t.nodes[3].diversity_prompt)
+    assert json.loads(listed["arguments"]) == {"return_type": GIVE_UP, "final_answer": "no luck"}
+
+
+async def test_the_tree_statistics_record_the_width_the_depth_limit_and_the_deepest_level() -> None:
+    """What a user reads of a search besides its counts: the width it searched with, the depth
+    limit it applied (the budget's, else the default of the depth unit) and the deepest level it
+    reached."""
+    model = ScriptedModel([call("search", q="a"), call("search", q="b"), finish("done")])
+    t = await run(model, agent=DFSDTAgent(width=3), max_depth=4)
+    assert (t.tree["width"], t.tree["depth_limit"], t.tree["max_depth"]) == (3, 4, 3)
+    default = await run(ScriptedModel([finish("done")]))
+    assert (default.tree["width"], default.tree["depth_limit"], default.tree["max_depth"]) == (
+        DEFAULT_WIDTH,
+        DEFAULT_MAX_DEPTH["turns"],
+        1,
+    )
+
+
+async def test_a_search_stopped_before_its_first_model_call_has_an_empty_tree() -> None:
+    """A wall-clock budget spent before the first request: no node, and the statistics say so
+    (no level reached, nothing counted) instead of failing."""
+    t = await run(ScriptedModel([finish("never asked")]), max_seconds=1e-9)
+    assert t.nodes == [] and t.status is Status.budget_exhausted
+    assert (t.tree["nodes"], t.tree["max_depth"], t.tree["backtracks"]) == (0, 0, 0)
+
+
+async def test_a_thought_cut_at_the_depth_limit_leaves_its_sibling_nothing_to_differ_from() -> None:
+    """A thought that reached the depth limit has no action below it: the next sibling is asked
+    without a diversity prompt rather than the search failing."""
+    t = await run(ScriptedModel([Turn(content="hmm"), finish("done")]), max_depth=1)
+    assert shape(t) == [(0, None, "thought"), (1, None, "finish")]
+    assert t.nodes[1].diversity_prompt is None and t.status is Status.answered
+
+
+async def test_the_toolbench_diversity_prompt_escapes_non_ascii_and_adds_the_action_value() -> None:
+    """``diversity_prompt="toolbench"`` lists the earlier actions as ToolBench's DFS writes them
+    (ASCII-escaped JSON, each with its constant action value); the project's own prompt keeps
+    the text as the model wrote it."""
+    replies: list[Turn | Exception] = [
+        call("search", q="a"),
+        give_up("pas de vol pour Zürich"),
+        finish("done"),
+    ]
+    plain = await run(ScriptedModel(replies), agent=DFSDTAgent(give_up_backtrack=1))
+    (listed,), _ = _earlier_attempts(plain.nodes[2].diversity_prompt)
+    assert '"final_answer": "pas de vol pour Zürich"' in listed["arguments"]
+    assert "Zürich" in (plain.nodes[2].diversity_prompt or "")
+    agent = DFSDTAgent(give_up_backtrack=1, diversity_prompt="toolbench")
+    toolbench = await run(ScriptedModel(replies), agent=agent)
+    prompt = toolbench.nodes[2].diversity_prompt or ""
+    assert prompt.isascii() and "Z\\u00fcrich" in prompt
+    (listed,), _ = _earlier_attempts(prompt)
+    assert listed[TOOLBENCH_ACTION_VALUE] == 0.0
+    assert json.loads(listed["arguments"])["final_answer"] == "pas de vol pour Zürich"

@@ -40,6 +40,7 @@ async def test_stops_at_the_first_answer() -> None:
     assert [(n.id, n.parent) for n in t.nodes] == [(0, None), (1, 0), (2, None), (3, 2)]
     assert t.chosen_path == [2, 3] and len(model.requests) == 4
     assert t.tree["chains"] == 2 and t.tree["chain_ends"] == ["gave_up", "answered"]
+    assert t.tree["nodes"] == 4  # the statistics count the nodes of every chain
     # chains are independent: the second starts from the same prompt, no diversity prompt
     assert model.messages[2] == model.messages[0]
     assert all(n.diversity_prompt is None for n in t.nodes)

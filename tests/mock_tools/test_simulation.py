@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mock_tools import PROVENANCE_HEADER, create_app, in_process_client, load_suite
+from mock_tools.errors import MockToolsError
 from mock_tools.models import ApiSpec, Response, ToolSpec
 from mock_tools.overlay import OverlayStore, freeze
 from mock_tools.simulation import (
@@ -239,3 +241,197 @@ def test_the_overlay_takes_writes_from_many_threads_at_once(tmp_path: Path) -> N
         list(pool.map(write, range(8)))
     assert len(store) == 800
     store.close()
+
+
+class NamedSimulator:
+    """Answers every miss with its own name; with ``overlay``, only once that overlay holds an
+    answer for the call (so it answers second, whatever the scheduling)."""
+
+    def __init__(self, name: str, overlay: Path | None = None) -> None:
+        self.name = name
+        self.overlay = overlay
+
+    async def simulate(self, request: SimulationRequest) -> Response:
+        if self.overlay is not None:
+            watcher = OverlayStore(self.overlay)
+            while not len(watcher):
+                await asyncio.sleep(0.01)
+            watcher.close()
+        return Response(body={"by": self.name})
+
+
+async def test_two_servers_simulating_one_miss_at_once_both_serve_the_first_stored_answer(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    """Determinism of simulated misses: two servers (two processes, one overlay) simulate the
+    same miss at the same time; the answer stored first is the one both serve, and the one
+    every later server serves. The second answer never replaces it."""
+    suite, overlay = load_suite(suite_dir), tmp_path / "overlay.sqlite"
+
+    def server(simulator: NamedSimulator) -> Any:
+        return create_app(suite, miss_policy="simulate", simulator=simulator, overlay=overlay)
+
+    first, second = server(NamedSimulator("first")), server(NamedSimulator("second", overlay))
+    args = {"city": "Rome"}
+    async with in_process_client(first) as a, in_process_client(second) as b:
+        answers = await asyncio.gather(
+            b.post("/tools/Weather Now/current", json=args),
+            a.post("/tools/Weather Now/current", json=args),
+        )
+    assert [r.json()["body"] for r in answers] == [{"by": "first"}, {"by": "first"}]
+    async with in_process_client(server(NamedSimulator("later"))) as c:
+        again = await c.post("/tools/Weather Now/current", json=args)
+    assert again.json()["body"] == {"by": "first"}
+    (kept,) = list(OverlayStore(overlay).recordings())
+    assert kept.response.body == {"by": "first"}
+
+
+def test_the_overlay_keeps_the_first_answer_stored_for_a_call(tmp_path: Path) -> None:
+    """``put`` stores an answer unless the call has one, and returns the one stored: from the
+    same store and from a second store opened on the same file (another process)."""
+    from mock_tools.models import Provenance
+
+    one, two = OverlayStore(tmp_path / "o.sqlite"), OverlayStore(tmp_path / "o.sqlite")
+    made = Provenance(source="simulated")
+    first = one.put("t", "a", '{"q": 1}', Response(body="first"), made)
+    assert first[0].body == "first"
+    assert one.put("t", "a", '{"q": 1}', Response(body="second"), made)[0].body == "first"
+    assert two.put("t", "a", '{"q": 1}', Response(body="third"), made)[0].body == "first"
+    stored = two.get("t", "a", '{"q": 1}')
+    assert stored is not None and stored[0].body == "first" and len(two) == 1
+    # another call (other arguments, api or tool) is a key of its own
+    assert two.put("t", "a", '{"q": 2}', Response(body="other"), made)[0].body == "other"
+    assert two.put("t", "b", '{"q": 1}', Response(body="api b"), made)[0].body == "api b"
+    assert two.put("u", "a", '{"q": 1}', Response(body="tool u"), made)[0].body == "tool u"
+    assert len(one) == 4
+    one.close()
+    two.close()
+
+
+def test_an_answer_stored_without_a_time_is_stamped_with_when_it_was_stored(tmp_path: Path) -> None:
+    """The overlay records when a simulated or fetched answer was made (UTC, at storing) unless
+    its provenance says already; the stamp is what later servers and ``freeze`` read back."""
+    from datetime import datetime, timezone
+
+    from mock_tools.models import Provenance
+
+    store = OverlayStore(tmp_path / "o.sqlite")
+    before = datetime.now(timezone.utc)
+    _, made = store.put("t", "a", "{}", Response(body=1), Provenance(source="simulated"))
+    after = datetime.now(timezone.utc)
+    assert made.recorded_at is not None and before <= made.recorded_at <= after
+    assert made.recorded_at.utcoffset() is not None  # an aware time, in UTC
+    given = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+    _, kept = store.put("t", "b", "{}", Response(body=2), Provenance(recorded_at=given))
+    assert kept.recorded_at == given
+    (first, second) = list(store.recordings())
+    assert (first.provenance.recorded_at, second.provenance.recorded_at) == (
+        made.recorded_at,
+        given,
+    )
+    store.close()
+
+
+def test_freeze_writes_only_the_unrecorded_answers_and_says_what_it_did(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    """``sandbox suite freeze``: the overlay's answers the suite does not record yet go into one
+    new recordings file, by default named for the UTC time it was written; the summary names
+    the suite, the overlay, how many entries it held, how many were written and how many the
+    suite recorded already. Nothing new: no file. A name taken already is refused."""
+    from datetime import datetime, timezone
+
+    from mock_tools.models import Provenance
+
+    suite = load_suite(suite_dir)
+    store = RecordingStore.from_suite(suite)
+    overlay = OverlayStore(tmp_path / "overlay.sqlite")
+    made = Provenance(source="simulated")
+    for city in ("Oslo", "Rome", "Lima"):  # Oslo is recorded by the suite
+        key = store.key("Weather Now", "current", {"city": city})
+        overlay.put("Weather Now", "current", key, Response(body={"city": city}), made)
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    summary = freeze(suite_dir, overlay)
+    after = datetime.now(timezone.utc)
+    target = Path(str(summary["file"]))
+    assert summary == {
+        "suite": str(suite_dir),
+        "overlay": str(tmp_path / "overlay.sqlite"),
+        "overlay_entries": 3,
+        "written": 2,
+        "already_recorded": 1,
+        "file": str(suite_dir / "recordings" / target.name),
+    }
+    stamp = re.fullmatch(r"frozen-(\d{8}T\d{6}Z)\.jsonl", target.name)
+    assert stamp is not None
+    written_at = datetime.strptime(stamp.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+    assert before <= written_at <= after
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 2
+    again = freeze(suite_dir, overlay)  # both are recorded now
+    assert (again["written"], again["already_recorded"], again["file"]) == (0, 3, None)
+    overlay.put(
+        "Weather Now",
+        "current",
+        store.key("Weather Now", "current", {"city": "Bern"}),
+        Response(body=1),
+        made,
+    )
+    with pytest.raises(
+        MockToolsError, match=re.escape(f"{target} exists already; choose another name")
+    ):
+        freeze(suite_dir, overlay, name=target.name)
+    overlay.close()
+
+
+def test_the_overlay_fingerprint_is_a_digest_of_its_entries_in_key_order(tmp_path: Path) -> None:
+    """What a run records of the overlay it started with: sha256 over each entry's tool, API,
+    key and response (NUL-separated, one line each) in key order, so the same entries give the
+    same fingerprint whatever order they were stored in."""
+    import hashlib
+
+    from mock_tools.models import Provenance
+
+    one, two = OverlayStore(tmp_path / "1.sqlite"), OverlayStore(tmp_path / "2.sqlite")
+    assert one.fingerprint() == "sha256:" + hashlib.sha256(b"").hexdigest()
+    entries = [("t", "b", '{"q": 2}', Response(body="é")), ("t", "a", '{"q": 1}', Response(body=1))]
+    for store, order in ((one, entries), (two, entries[::-1])):
+        for tool, api, key, response in order:
+            store.put(tool, api, key, response, Provenance(source="simulated"))
+    expected = hashlib.sha256()
+    for tool, api, key, response in sorted(entries, key=lambda e: e[:3]):
+        expected.update(f"{tool}\0{api}\0{key}\0{response.model_dump_json()}\n".encode())
+    assert one.fingerprint() == two.fingerprint() == "sha256:" + expected.hexdigest()
+    one.close()
+    two.close()
+
+
+def test_an_overlay_in_a_folder_not_made_yet_is_created_with_its_folders(tmp_path: Path) -> None:
+    store = OverlayStore(tmp_path / "a" / "b" / "overlay.sqlite")
+    assert len(store) == 0 and (tmp_path / "a" / "b" / "overlay.sqlite").is_file()
+    store.close()
+
+
+@pytest.mark.parametrize("name", ["../up.jsonl", "sub/x.jsonl", "x.json", ".hidden.jsonl", ""])
+def test_freeze_refuses_a_name_that_is_no_plain_recordings_file_name_and_says_what_is(
+    name: str,
+) -> None:
+    """The one-line error tells the user what a valid name looks like and where it goes."""
+    from mock_tools.overlay import check_recordings_name
+
+    with pytest.raises(MockToolsError) as e:
+        check_recordings_name(name)
+    assert str(e.value) == (
+        f"{name!r} is not a recordings file name: give a plain name ending in .jsonl "
+        "(letters, digits and . _ @ + = -, starting with a letter or digit, at most 128 "
+        "characters); the file goes into the suite's recordings/ folder"
+    )
+    check_recordings_name("frozen-2024_05.jsonl")  # a plain name passes
+
+
+def test_an_overlay_that_cannot_be_opened_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "overlay.sqlite"
+    folder.mkdir()  # a folder where the file should be
+    with pytest.raises(
+        MockToolsError, match=f"^{re.escape(str(folder))}: cannot open the overlay: "
+    ):
+        OverlayStore(folder)

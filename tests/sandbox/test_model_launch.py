@@ -183,15 +183,18 @@ async def test_a_server_that_ignores_sigterm_is_killed_after_the_grace_period(
     took = time.monotonic() - started
     assert wait_gone(server.pid, 2.0), "the server outlived stop()"
     assert {"signal": signal.SIGTERM} in read_record(fake_env)  # asked first, then killed
-    assert 1.0 <= took < 6.0
+    # it waited out the grace period; the upper bound only says stop() does not hang (a tight
+    # one flakes on a loaded machine)
+    assert 1.0 <= took < 30.0
 
 
 async def test_a_server_that_honours_sigterm_stops_at_once(tmp_path: Path, fake_env: Path) -> None:
-    server = _fake_server(tmp_path, grace=10.0)
+    server = _fake_server(tmp_path, grace=60.0)
     await server.start()
     started = time.monotonic()
     await server.stop()
-    assert time.monotonic() - started < 3.0
+    # it did not wait out the grace period (the bound is far from what a loaded machine takes)
+    assert time.monotonic() - started < 60.0
     assert server.pid is not None and wait_gone(server.pid, 1.0)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.cli import main
+from sandbox.errors import RunError
 from sandbox.replay import compare_trajectories, replay_run
 from sandbox.run import run_suite
 from sandbox.store import read_trajectories
@@ -104,3 +105,26 @@ def test_compare_trajectories_names_the_first_differing_node(tmp_path: Path) -> 
     assert not verdict.ok
     assert verdict.first_diff is not None
     assert (verdict.first_diff.node, verdict.first_diff.field) == (traj.nodes[1].id, "content")
+
+
+def test_a_replay_narrowed_to_tasks_replays_those_and_keeps_its_re_run_where_asked(
+    tmp_path: Path,
+) -> None:
+    """``--tasks`` replays only the episodes of those tasks; ``--out`` keeps the re-run there
+    (the report says where), and without it the re-run is not kept; the report names the run
+    it replayed. A selection with no recorded episode is a run error."""
+    run = _run(tmp_path / "runs", MINI, "react")
+    recorded = read_trajectories(run)
+    first = recorded[0].scenario_id
+    report = replay_run(run, tasks=[first], out=tmp_path / "again")
+    assert report.ok and report.run == str(run)
+    assert [v.scenario_id for v in report.verdicts] == [
+        t.scenario_id for t in recorded if t.scenario_id == first and t.nodes
+    ]
+    assert report.replay_run is not None
+    assert Path(report.replay_run).parent == tmp_path / "again"
+    assert {t.scenario_id for t in read_trajectories(report.replay_run)} == {first}
+    assert replay_run(run, tasks=[first]).replay_run is None
+    (run / "trajectories.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(RunError, match=f"{run}: no recorded episodes to replay"):
+        replay_run(run)

@@ -8,7 +8,6 @@ transport that hands each request to a respx router and converts the answer back
 from __future__ import annotations
 
 import email.utils
-import time
 
 import httpx
 import openai
@@ -174,12 +173,12 @@ async def test_backoff_grows_exponentially() -> None:
         raise EndpointError("down", kind="server")
 
     policy = RetryPolicy(max_retries=3, initial=1.0, max_backoff=3.0, jitter=0.0)
-    started = time.monotonic()
     with pytest.raises(EndpointError) as info:
         await call_with_retries(always_fails, policy, sleep=fake_sleep)
+    # every wait went through the injected sleep (no wall-clock bound: it would flake on a
+    # loaded machine and adds nothing to the list of waits)
     assert slept == [1.0, 2.0, 3.0]
     assert info.value.attempts == 4
-    assert time.monotonic() - started < 1
 
 
 @pytest.mark.parametrize(

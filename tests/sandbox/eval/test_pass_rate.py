@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from outcome_builders import task, traj
 
-from agents.trajectory import Status
+from agents.trajectory import ErrorRecord, Status, Trajectory
+from mock_tools.models import Task
 from sandbox.eval.pass_rate import label_episode, label_run, needs_judge, summarise
 
 PARIS = [{"kind": "contains", "value": "Paris"}]
@@ -71,6 +72,16 @@ def test_unsolvable_task_rules() -> None:
     assert (checked.label, checked.method) == ("unsolved", "check")
 
 
+def test_a_refusal_on_a_solvable_task_is_not_solved() -> None:
+    """Saying "it cannot be done" earns the point only where the task is unsolvable: on a
+    solvable task without checks the refusal is left to the judge, never solved by rule."""
+    refusal = "Sorry, I cannot book flights with these tools."
+    solvable = label_episode(traj(answer=refusal), task(solvable=True))
+    assert solvable.label != "solved" and needs_judge(solvable)
+    unsolvable = label_episode(traj(answer=refusal), task(solvable=False))
+    assert (unsolvable.label, unsolvable.method) == ("solved", "rule")
+
+
 def test_label_run_and_summary() -> None:
     tasks = [
         task("a", group="G1", checks=PARIS),
@@ -116,3 +127,123 @@ def test_summary_counts_unlabelled_tasks_as_unsolved() -> None:
     tasks = [task("a", checks=PARIS), task("b")]
     s = summarise([label_episode(traj("a", answer="Paris"), tasks[0])], tasks)
     assert (s.n, s.solved, s.unsolved, s.missing) == (2, 1, 1, 1)
+
+
+def _labelled(t: Trajectory | None, tk: Task) -> tuple[str, str, str, str, int, bool]:
+    lb = label_episode(t, tk)
+    return (lb.label, lb.method, lb.reason, lb.status, lb.trial, lb.infra_error)
+
+
+def test_each_rule_says_why_it_decided_in_the_report() -> None:
+    """The reason a report shows beside a label, rule by rule, with the episode's own status
+    and trial (an episode with no trajectory: status ``missing``, trial 0)."""
+    cannot = "Sorry, there is no API that can do this."
+    with_errors = traj(status=Status.error, answer=None, trial=2).model_copy(
+        update={
+            "errors": [
+                ErrorRecord(kind="agent", message="bad call"),
+                ErrorRecord(kind="agent", message="second"),
+            ]
+        }
+    )
+    no_errors = traj(status=Status.error, answer=None).model_copy(update={"end_reason": "crashed"})
+    infra = traj(status=Status.error, answer=None, infra=True).model_copy(
+        update={"errors": [ErrorRecord(kind="agent", message="x"), *traj(infra=True).errors]}
+    )
+    budget = traj(status=Status.budget_exhausted, answer=None, trial=1)
+    cases = [
+        (None, task(), ("unsolved", "rule", "no trajectory for this task", "missing", 0, False)),
+        (with_errors, task(), ("unsolved", "rule", "error: bad call", "error", 2, False)),
+        (no_errors, task(), ("unsolved", "rule", "error: crashed", "error", 0, False)),
+        (infra, task(), ("unsolved", "rule", "infra error: endpoint down", "error", 0, True)),
+        (
+            budget.model_copy(update={"end_reason": "budget:max_tokens"}),
+            task(),
+            (
+                "unsolved",
+                "rule",
+                "budget exhausted (budget:max_tokens)",
+                "budget_exhausted",
+                1,
+                False,
+            ),
+        ),
+        (budget, task(), ("unsolved", "rule", "budget exhausted", "budget_exhausted", 1, False)),
+        (
+            traj(status=Status.context_overflow, answer=None),
+            task(),
+            (
+                "unsolved",
+                "rule",
+                "context overflow: the conversation no longer fits the model's context",
+                "context_overflow",
+                0,
+                False,
+            ),
+        ),
+        (
+            traj(status=Status.gave_up, answer=None, give_up_text=cannot, trial=3),
+            task(),
+            ("unsolved", "rule", "gave up on a solvable task", "gave_up", 3, False),
+        ),
+        (
+            traj(status=Status.gave_up, answer=None, give_up_text=cannot),
+            task(solvable=False),
+            (
+                "solved",
+                "rule",
+                "gave up with an explanation on an unsolvable task",
+                "gave_up",
+                0,
+                False,
+            ),
+        ),
+        (
+            traj(status=Status.gave_up, answer=None),
+            task(solvable=False),
+            ("unsolved", "rule", "gave up without saying why", "gave_up", 0, False),
+        ),
+        (
+            traj(answer=None).model_copy(update={"status": Status.answered}),
+            task(),
+            ("unsolved", "rule", "no Finish call", "answered", 0, False),
+        ),
+        (
+            traj(answer="  "),
+            task(),
+            ("unsolved", "rule", "empty final answer", "answered", 0, False),
+        ),
+        (
+            traj(answer="Paris", trial=4),
+            task(checks=PARIS),
+            ("solved", "check", "all checks pass", "answered", 4, False),
+        ),
+        (
+            traj(answer=cannot),
+            task(solvable=False),
+            ("solved", "rule", "explains that the task cannot be done", "answered", 0, False),
+        ),
+        (
+            traj(answer="42"),
+            task(),
+            ("unsure", "none", "no checks and no judge", "answered", 0, False),
+        ),
+    ]
+    for t, tk, expected in cases:
+        assert _labelled(t, tk) == expected
+
+
+def test_failed_checks_are_listed_one_by_one_and_passed_checks_are_kept() -> None:
+    two = [{"kind": "contains", "value": "Paris"}, {"kind": "contains", "value": "France"}]
+    failed = label_episode(traj(answer="Lyon"), task(checks=two))
+    assert failed.reason.startswith("failed checks: ") and failed.reason.count("; ") == 1
+    assert [c.passed for c in failed.checks] == [False, False]
+    solved = label_episode(traj(answer="Paris, France"), task(checks=two))
+    assert [c.passed for c in solved.checks] == [True, True]
+
+
+def test_only_an_unsure_label_left_to_no_method_goes_to_the_judge() -> None:
+    unsure = label_episode(traj(answer="42"), task())
+    assert needs_judge(unsure)
+    assert not needs_judge(unsure.model_copy(update={"label": "unsolved"}))
+    assert not needs_judge(unsure.model_copy(update={"method": "rule"}))

@@ -1,0 +1,157 @@
+"""``python -m mutation``: the mutation score of the core modules (``make mutate``).
+
+    python -m mutation                        every group; fails below the goal
+    python -m mutation agents eval.pass_rate  groups or modules (``agents.dfsdt`` or ``dfsdt``)
+    python -m mutation --changed --hand       what CI runs: the core functions the change
+                                              touched, and the hand-written mutants
+
+Work folders live under ``.cache/mutation/`` (one per group, see ``mutation.workdir``).
+Exit status: 0 at or above the goal, 1 below it (or a hand-written mutant not killed), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from mutation.changed import change_base, importing_tests, touched_functions
+from mutation.hand import check_hand_mutants
+from mutation.modules import GROUPS, Group
+from mutation.report import console_report, stale_equivalents, write_summary
+from mutation.results import ModuleScore, mutant_names, read_module
+from mutation.runner import MutmutFailed, run_mutmut
+from mutation.workdir import prepare
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m mutation", description=__doc__.split("\n")[0])
+    p.add_argument("targets", nargs="*", help="groups or modules (default: all)")
+    p.add_argument("--changed", action="store_true", help="only the functions a change touched")
+    p.add_argument("--base", help="the commit the change is measured from (with --changed)")
+    p.add_argument("--hand", action="store_true", help="also check the hand-written mutants")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants at once")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        help="stop mutating this long after the start (hand-written "
+        "mutants are checked in full; mutants not reached by then count as not checked)",
+    )
+    p.add_argument("--reuse", action="store_true", help="keep earlier results of unchanged code")
+    p.add_argument("--no-mypy", action="store_true", help="do not let mypy catch mutants")
+    p.add_argument(
+        "--summary", type=Path, help="write the rows of the modules measured in full here"
+    )
+    p.add_argument("--json", type=Path, help="write the scores and every survivor here")
+    p.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
+    return p
+
+
+def _selected(targets: list[str]) -> list[Group]:
+    """The groups to run, each narrowed to the modules named (all of them without names)."""
+    if not targets:
+        return list(GROUPS)
+    chosen: dict[str, list[str]] = {}
+    for target in targets:
+        group = next((g for g in GROUPS if g.name == target), None)
+        found = list(group.modules) if group else []
+        for g in GROUPS:
+            found += [m for m in g.modules if m == target or m.endswith("." + target)]
+        if not found:
+            known = ", ".join(g.name for g in GROUPS)
+            raise SystemExit(f"python -m mutation: {target!r} is no core group or module ({known})")
+        for m in found:
+            g = next(g for g in GROUPS if m in g.modules)
+            chosen.setdefault(g.name, [])
+            if m not in chosen[g.name]:
+                chosen[g.name].append(m)
+    return [replace(g, modules=tuple(chosen[g.name])) for g in GROUPS if g.name in chosen]
+
+
+def _changed_group(groups: list[Group], base: str | None) -> tuple[Group, dict[str, list[str]]]:
+    """One group of the modules the change touched, and the name patterns of the touched
+    functions per module. Its tests are those of their groups' selections that import a touched
+    module themselves (all of the selections when none does): mutmut's first pass runs the
+    whole selection once, which for a large group would take CI's whole budget."""
+    if base is None:  # a shallow clone: no history to measure a change against
+        print("no base commit to measure the change from (a shallow clone?): nothing to mutate")
+        return Group("changed", (), ()), {}
+    touched = touched_functions(ROOT, base)
+    modules = [m for g in groups for m in g.modules if m in touched]
+    owners = [g for g in groups if any(m in g.modules for m in modules)]
+    tests = tuple(dict.fromkeys(t for g in owners for t in g.tests))
+    deselect = tuple(dict.fromkeys(d for g in owners for d in g.deselect))
+    direct = importing_tests(ROOT, tests, deselect, modules)
+    changed = Group("changed", tuple(modules), direct or tests, () if direct else deselect)
+    return changed, {m: touched[m] for m in modules}
+
+
+def _run_group(
+    args: argparse.Namespace,
+    group: Group,
+    names: dict[str, list[str]],
+    deadline: float | None,
+) -> list[ModuleScore]:
+    folder = prepare(ROOT, args.work, group, type_check=not args.no_mypy, fresh=not args.reuse)
+    patterns: list[str] = []
+    if args.changed:
+        for module in group.modules:
+            made = mutant_names(folder, module)
+            names[module] = [p for p in names[module] if fnmatch.filter(made, p)]
+            patterns += names[module]
+        if not patterns:
+            return []
+    left = None if deadline is None else max(1.0, deadline - time.monotonic())
+    print(f"mutating {', '.join(group.modules)} ...", flush=True)
+    run_mutmut(folder, jobs=args.jobs, names=patterns, max_seconds=left)
+    modules = [m for m in group.modules if names.get(m) or not args.changed]
+    return [read_module(folder, m, names=names.get(m, ())) for m in modules]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
+    groups = _selected(args.targets)
+    names: dict[str, list[str]] = {}
+    if args.changed:
+        changed, names = _changed_group(groups, change_base(ROOT, args.base))
+        groups = [changed] if changed.modules else []
+    scores: list[ModuleScore] = []
+    # the hand-written mutants are checked in full whatever the deadline, on a second core
+    # beside mutmut's single-process first phases (mypy, tracing the tests)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hand_check = pool.submit(check_hand_mutants, ROOT, args.work) if args.hand else None
+        try:
+            for group in groups:
+                scores += _run_group(args, group, names, deadline)
+        except MutmutFailed as e:
+            print(e, file=sys.stderr)
+            return 1
+        hand = hand_check.result() if hand_check else []
+    print(console_report(scores, hand))
+    for stale in stale_equivalents(scores):
+        print(f"stale equivalent entry (remove it): {stale.module} {stale.function}")
+    if args.json:
+        args.json.write_text(json.dumps([m.to_json() for m in scores], indent=1), "utf-8")
+    if args.summary and args.changed:
+        print(f"{args.summary} not written: it holds the scores of whole modules")
+    elif args.summary:
+        written = write_summary(args.summary, scores)
+        print(f"{args.summary}: the rows of {', '.join(written) or 'no module'} written")
+    if args.changed and not scores:
+        print("no core function changed: nothing to mutate")
+    failed = [m.module for m in scores if not m.meets_goal]
+    failed += [r.mutant.file for r in hand if r.outcome != "killed"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""Equivalent mutants: changes that no test can detect because behaviour does not change.
+
+Each is named by its module, the function it mutates and the exact lines it changes (stripped of
+indentation), so an entry goes stale, and the mutant counts as a survivor again, as soon as the
+code it describes changes. ``why`` says why the behaviour is the same; ``docs/testing.md`` lists
+every entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["EQUIVALENTS", "Equivalent", "matching"]
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    module: str
+    function: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    why: str
+
+
+_SQL_CASE = (
+    "SQLite reads keywords, table and column names (and the journal_mode value) in any letter "
+    "case: the statement is the same"
+)
+
+
+def _sql_case(module: str, function: str, before: str, sql: str, after: str) -> list[Equivalent]:
+    """mutmut's two case mutants of an SQL string literal (all lower case, all upper case) on the
+    line ``before + '"' + sql + '"' + after``."""
+    line = f'{before}"{sql}"{after}'
+    return [
+        Equivalent(module, function, (line,), (f'{before}"{case}"{after}',), _SQL_CASE)
+        for case in (sql.lower(), sql.upper())
+    ]
+
+
+_OVERLAY = "mock_tools.overlay"
+_REPLAY = "sandbox.replay.replay"
+_DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
+
+EQUIVALENTS: tuple[Equivalent, ...] = (
+    *_sql_case(
+        _OVERLAY, "OverlayStore.__init__", "self._db.execute(", "PRAGMA journal_mode=WAL", ")"
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.__len__",
+        "return int(self._db.execute(",
+        "SELECT COUNT(*) FROM responses",
+        ").fetchone()[0])",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.get",
+        "",
+        "SELECT response, provenance FROM responses WHERE tool = ? AND api = ? AND key = ?",
+        ",",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.put",
+        "",
+        "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
+        ",",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.recordings",
+        "",
+        "SELECT tool, api, key, response, provenance FROM responses ORDER BY tool, api, key",
+        "",
+    ),
+    *_sql_case(
+        _OVERLAY,
+        "OverlayStore.fingerprint",
+        "",
+        "SELECT tool, api, key, response FROM responses ORDER BY tool, api, key",
+        "",
+    ),
+    Equivalent(
+        _OVERLAY,
+        "OverlayStore.fingerprint",
+        ('digest.update("\\0".join(row).encode("utf-8"))',),
+        ('digest.update("\\0".join(row).encode("UTF-8"))',),
+        "Python looks codec names up in any letter case: the same UTF-8 encoder",
+    ),
+    *(
+        Equivalent(_REPLAY, function, (line,), (line.replace(drop, ""),), _DEFAULT_NONE)
+        for function, line, drop in (
+            (
+                "compare_trajectories",
+                'verdict.first_diff = StepDiff(node=want.id, field="node", expected=want.kind, '
+                "got=None)",
+                "got=None",
+            ),
+            (
+                "compare_trajectories",
+                'node=extra.id, field="node", expected=None, got=extra.kind',
+                "expected=None, ",
+            ),
+            (
+                "EpisodeVerdict.not_replayed",
+                "first_diff=StepDiff(node=None, field=field, expected=expected, got=None),",
+                "got=None",
+            ),
+        )
+    ),
+    *(
+        Equivalent(
+            _REPLAY,
+            "_node_diff",
+            ("for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=True)):",),
+            (f"for k, (a, b) in enumerate(zip(want.calls, have.calls, {strict})):",),
+            "node_difference has returned the differing call count before this loop, so both "
+            "lists have the same length and strictness never applies",
+        )
+        for strict in ("", "strict=False")
+    ),
+)
+
+
+def matching(
+    module: str,
+    function: str,
+    removed: Sequence[str],
+    added: Sequence[str],
+    equivalents: Sequence[Equivalent] = EQUIVALENTS,
+) -> Equivalent | None:
+    """The entry describing this change, if one does."""
+    for e in equivalents:
+        if (e.module, e.function, e.before, e.after) == (
+            module,
+            function,
+            tuple(removed),
+            tuple(added),
+        ):
+            return e
+    return None

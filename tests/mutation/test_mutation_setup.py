@@ -1,0 +1,169 @@
+"""The mutation check's own promises: it covers the core modules the issue names, its
+hand-written mutants still apply to the code, and a change is mapped to the functions it
+touched."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mutation.changed import change_base, importing_tests, touched_functions
+from mutation.equivalents import Equivalent, matching
+from mutation.hand import HAND_MUTANTS, HandMutant
+from mutation.modules import GROUPS, module_path
+from mutation.report import BEGIN, END, EQ_BEGIN, EQ_END, write_summary
+from mutation.results import GOAL, ModuleScore, Survivor, display_name
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_core_module_exists_and_belongs_to_one_group() -> None:
+    modules = [m for g in GROUPS for m in g.modules]
+    assert len(modules) == len(set(modules))
+    assert all((ROOT / module_path(m)).is_file() for m in modules), "a core module moved"
+    for required in ("agents.dfsdt", "mock_tools.overlay", "sandbox.replay.replay"):
+        assert required in modules
+    assert all((ROOT / t.split("::")[0]).exists() for g in GROUPS for t in g.tests + g.deselect)
+
+
+@pytest.mark.parametrize("mutant", HAND_MUTANTS, ids=lambda m: m.breaks)
+def test_each_hand_written_mutant_still_applies_once_to_its_file(mutant: HandMutant) -> None:
+    """Stale entries would check nothing: the text each replaces is in its file exactly once,
+    and each test named to catch it is a test function of its file."""
+    assert (ROOT / mutant.file).read_text(encoding="utf-8").count(mutant.before) == 1
+    assert mutant.before != mutant.after
+    for node in mutant.tests:
+        path, name = node.split("::")
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"^(async )?def {name}\(", source, re.MULTILINE), node
+
+
+def test_mangled_names_read_as_written() -> None:
+    assert display_name("x\u01c1_Search\u01c1expand") == "_Search.expand"
+    assert display_name("x_finish_arguments") == "finish_arguments"
+
+
+def test_the_score_leaves_equivalent_mutants_out_and_holds_the_goal() -> None:
+    s = Survivor("m.x_f__mutmut_1", "f", ("a",), ("b",))
+    score = ModuleScore("m", killed=8, caught_by_mypy=1, survivors=[s])
+    assert score.score == pytest.approx(0.9) and score.meets_goal and score.mutants == 10
+    e = Equivalent("m", "f", ("c",), ("d",), "same")
+    score.equivalent.append((s, e))
+    assert score.score == pytest.approx(0.9) and score.mutants == 11
+    score.survivors.append(s)
+    assert score.score == pytest.approx(9 / 11) and not score.meets_goal
+    assert ModuleScore("empty").score is None and ModuleScore("empty").meets_goal
+    assert GOAL == 0.9
+
+
+def test_an_equivalent_entry_matches_only_its_exact_change() -> None:
+    e = Equivalent("m", "f", ("x = 1",), ("x = 2",), "same")
+    assert matching("m", "f", ["x = 1"], ["x = 2"], [e]) is e
+    assert matching("m", "f", ["x = 1"], ["x = 3"], [e]) is None
+    assert matching("m", "g", ["x = 1"], ["x = 2"], [e]) is None
+    assert matching("n", "f", ["x = 1"], ["x = 2"], [e]) is None
+
+
+def test_the_summary_rewrites_only_its_marked_sections_and_the_rows_measured(
+    tmp_path: Path,
+) -> None:
+    """A run writes the rows of the modules it measured in full; the rows of other modules
+    stay as an earlier run wrote them; a module cut short writes no row; the text outside the
+    markers is never touched."""
+    doc = tmp_path / "testing.md"
+    doc.write_text(f"intro\n{BEGIN}\nold\n{END}\nmiddle\n{EQ_BEGIN}\nold\n{EQ_END}\nend\n")
+    assert write_summary(doc, [ModuleScore("agents.dfsdt", killed=9, survivors=[])]) == [
+        "agents.dfsdt"
+    ]
+    text = doc.read_text()
+    assert text.startswith("intro\n") and "\nmiddle\n" in text and text.endswith("end\n")
+    assert "\nold\n" not in text
+    assert "| `agents.dfsdt` | 9 | 9 | 0 | 0 | 0 | 100.0% | " in text
+    assert "Not measured yet: `agents.step`" in text
+    survivor = Survivor("m.x_f__mutmut_1", "f", ("a",), ("b",))
+    later = [
+        ModuleScore("agents.step", killed=3, survivors=[survivor]),
+        ModuleScore("mock_tools.overlay", killed=5, not_checked=4),
+    ]
+    assert write_summary(doc, later) == ["agents.step"]
+    text = doc.read_text()
+    assert "| `agents.dfsdt` | 9 | 9 | 0 | 0 | 0 | 100.0% | " in text  # kept
+    assert "| `agents.step` | 4 | 3 | 0 | 1 | 0 | 75.0% | " in text
+    assert text.index("`agents.step`") < text.index("`agents.dfsdt`")  # in the modules' order
+    scores = text[text.index(BEGIN) : text.index(END)]
+    assert "`mock_tools.overlay` |" not in scores and "`mock_tools.overlay`," in scores
+    doc.write_text("no markers\n")
+    with pytest.raises(ValueError, match="no '<!-- mutation-scores"):
+        write_summary(doc, [])
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def test_a_change_is_mapped_to_the_functions_and_methods_it_touched(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "agents").mkdir(parents=True)
+    source = repo / "agents" / "accounting.py"
+    source.write_text(
+        "def one():\n    return 1\n\n\n"
+        "class Acc:\n    def spent(self):\n        return 2\n\n    def left(self):\n"
+        "        return 3\n\n\n"
+        "def helper():\n    def inner():\n        return 4\n    return inner\n"
+    )
+    _git(repo, "init", "-q")
+    _git(
+        repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base", "--allow-empty"
+    )
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "add")
+    base = change_base(repo)  # on its own main line: the last commit is the change
+    assert base is not None
+    everything = touched_functions(repo, base)["agents.accounting"]
+    assert len(everything) == 4  # a new file: all of it
+    text = source.read_text().replace("return 2", "return 20").replace("return 4", "return 40")
+    source.write_text(text)
+    touched = touched_functions(repo, change_base(repo, "HEAD") or "")
+    assert touched == {
+        "agents.accounting": [
+            "agents.accounting.x\u01c1Acc\u01c1spent__mutmut_*",
+            "agents.accounting.x_helper__mutmut_*",
+        ]
+    }
+
+
+def test_ci_starts_from_the_tests_that_import_a_changed_module(tmp_path: Path) -> None:
+    """The bounded check's selection: test files of the group that import the module itself,
+    in any form, or its package when the package re-exports it; deselected files left out."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from pkg.core import run\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "__init__.py").write_text("")
+    tests = tmp_path / "tests"
+    (tests / "deep").mkdir(parents=True)
+    files = {
+        "test_from.py": "from pkg.core import run\n",
+        "test_import.py": "import pkg.core\n",
+        "test_module.py": "from pkg import core\n",
+        "test_package.py": "from pkg import run\n",
+        "deep/test_nested.py": "def test():\n    from pkg.core import run\n",
+        "test_unrelated.py": "from pkg.other import x\nimport pkg\n",
+        "test_left_out.py": "from pkg.core import run\n",
+        "helper.py": "from pkg.core import run\n",
+    }
+    for name, text in files.items():
+        (tests / name).write_text(text)
+    found = importing_tests(tmp_path, ["tests"], ["tests/test_left_out.py"], ["pkg.core"])
+    assert sorted(found) == [
+        "tests/deep/test_nested.py",
+        "tests/test_from.py",
+        "tests/test_import.py",
+        "tests/test_module.py",
+        "tests/test_package.py",
+    ]
+    assert importing_tests(tmp_path, ["tests/test_from.py"], [], ["pkg.other"]) == ()
+    (tmp_path / "pkg" / "__init__.py").write_text("")  # no longer re-exported
+    assert "tests/test_package.py" not in importing_tests(tmp_path, ["tests"], [], ["pkg.core"])
