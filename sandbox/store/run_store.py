@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import itertools
 import os
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -421,7 +422,7 @@ def latest_lines(
     by parsing the earlier lines afterwards, so nothing but numbers and digests is held."""
     latest: dict[EpisodeKey, tuple[int, bytes]] = {}
     again: list[tuple[int, int, EpisodeKey]] = []
-    for lineno, line in enumerate(_whole_lines(file), 1):
+    for lineno, line in enumerate(_whole_lines(file, max_line), 1):
         if not line.strip():
             continue
         where = f"{file}:{lineno}"
@@ -449,7 +450,7 @@ def _check_ran_again(file: Path, again: list[tuple[int, int, EpisodeKey]], max_l
     """``RunError`` for the first episode in ``again`` (earlier line, later line, episode) whose
     earlier line finished it."""
     earlier = {first: (later, key) for first, later, key in again}
-    for lineno, line in enumerate(_whole_lines(file), 1):
+    for lineno, line in enumerate(_whole_lines(file, max_line), 1):
         if lineno not in earlier:
             continue
         if needs_rerun(parse_trajectory_line(line, f"{file}:{lineno}", max_line)):
@@ -489,7 +490,7 @@ def iter_latest(
     episode alone (``latest_lines``, which refuses what no reader may read past), so nothing is
     held but the line number of each episode's latest line. ``listed``: the run's episodes."""
     wanted = set(latest_lines(file, listed, max_line).values())
-    for lineno, line in enumerate(_whole_lines(file), 1):
+    for lineno, line in enumerate(_whole_lines(file, max_line), 1):
         if lineno in wanted:
             yield parse_trajectory_line(line, f"{file}:{lineno}", max_line)
 
@@ -500,24 +501,32 @@ def iter_trajectories(
     """Every whole line of a trajectories file as ``(line number, Trajectory)``, in file order
     (blank lines and a torn last line skipped; a bad line is a ``RunError``). Nothing is kept:
     one trajectory at a time is in memory."""
-    for lineno, line in enumerate(_whole_lines(file), 1):
+    for lineno, line in enumerate(_whole_lines(file, max_line), 1):
         if line.strip():
             yield lineno, parse_trajectory_line(line, f"{file}:{lineno}", max_line)
 
 
-def _whole_lines(file: Path) -> Iterator[bytes]:
-    """The whole lines of a trajectories file (``trajectory_file.iter_lines``), a plain one
-    read line by line."""
-    if is_compressed(file):
-        yield from iter_lines(file)
-        return
+def _whole_lines(file: Path, max_line: int = MAX_TRAJECTORY_LINE) -> Iterator[bytes]:
+    """The whole lines of a trajectories file, without their newline (a compressed one:
+    ``trajectory_file.iter_lines``); a plain one read line by line, none read past
+    ``max_line`` bytes (such a line is a ``RunError``). A file that is no regular file (a link
+    to a device that never ends) is refused unread."""
     if not file.exists():
         return
+    if not file.is_file():
+        raise RunError(f"{file}: not a regular file")
+    if is_compressed(file):
+        for line in iter_lines(file):
+            yield line[:-1] if line.endswith(b"\n") else line
+        return
     with file.open("rb") as fh:
-        for line in fh:
+        for lineno in itertools.count(1):
+            line = fh.readline(max_line + 2)
             if not line.endswith(b"\n"):
+                if len(line) == max_line + 2:
+                    parse_trajectory_line(line, f"{file}:{lineno}", max_line)  # raises: too long
                 return  # bytes after the last newline: an unfinished write, never an episode
-            yield line
+            yield line[:-1]
 
 
 def _cut_torn_tail(fd: int, compressed: bool) -> None:
