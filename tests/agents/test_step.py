@@ -8,7 +8,7 @@ from scripted import FakeToolEnv, ScriptedModel, call, finish
 
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
-from agents.errors import ModelError
+from agents.errors import CONTEXT_LENGTH, REPLY_TOO_LARGE, ModelError, ToolEnvError
 from agents.model import ToolCall, Turn, Usage
 from agents.step import Episode, interpret_turn, truncate_observation
 from agents.toolenv import FINISH, GIVE_ANSWER, Observation
@@ -135,7 +135,8 @@ async def test_invalid_turn_gets_feedback_and_no_tool_call() -> None:
     assert node.feedback and "no Action line" in node.feedback
     await ep.step(node.id)
     assert model.messages[1][-1] == {"role": "user", "content": node.feedback}
-    assert ep.trajectory.errors[0].kind == "agent"
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == ("agent", "no Action line", node.id)
 
 
 async def test_observation_truncation_is_recorded() -> None:
@@ -157,6 +158,82 @@ async def test_model_error_is_an_infra_error_node() -> None:
     assert result.stop.reason == "model_error:server"
     assert result.node is not None and result.node.kind == "error"
     assert ep.trajectory.errors[0].kind == "infra" and ep.trajectory.errors[0].node == 0
+
+
+async def test_a_failed_model_call_records_what_failed_and_its_retries_on_its_node() -> None:
+    """The error node says the failure's kind and message, the error record points at it, and
+    the retries the client made are counted (three attempts: two retries)."""
+    failure = ModelError("503 after 3 tries", kind="server", attempts=3)
+    ep = make_episode(ScriptedModel([failure]), FakeToolEnv({"search": "x"}))
+    result = await ep.step(None)
+    assert result.node is not None and result.node.error == "server: 503 after 3 tries"
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == ("infra", "503 after 3 tries", 0)
+    assert ep.accountant.usage.model_retries == 2 and ep.accountant.usage.model_calls == 1
+
+
+async def test_a_reply_over_the_cap_is_the_models_outcome_not_an_infra_error() -> None:
+    """A reply over ``model.max_reply_bytes`` is what the model sent: an agent error record on
+    its node, so the episode counts unsolved and is not run again."""
+    failure = ModelError("the model's reply was over the limit", kind=REPLY_TOO_LARGE)
+    ep = make_episode(ScriptedModel([failure]), FakeToolEnv({"search": "x"}))
+    result = await ep.step(None)
+    assert result.stop is not None and result.stop.status is Status.error
+    assert result.stop.reason == "model_error:reply_too_large"
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == (
+        "agent",
+        "the model's reply was over the limit",
+        0,
+    )
+
+
+async def test_a_context_overflow_ends_on_its_error_node() -> None:
+    failure = ModelError("the prompt is 9000 tokens, over 8192", kind=CONTEXT_LENGTH)
+    ep = make_episode(ScriptedModel([call("search"), failure]), FakeToolEnv({"search": "x"}))
+    first = (await ep.step(None)).node
+    assert first is not None
+    result = await ep.step(first.id)
+    assert result.stop is not None and result.stop.status is Status.context_overflow
+    assert result.node is not None and result.node.kind == "error" and result.node.id == 1
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == (
+        "agent",
+        "the prompt is 9000 tokens, over 8192",
+        1,
+    )
+
+
+async def test_a_tool_call_that_gets_no_answer_is_an_infra_error_of_its_node() -> None:
+    def gone(args: dict[str, object]) -> Observation:
+        raise ToolEnvError("the tool server closed the connection", kind="connection")
+
+    ep = make_episode(ScriptedModel([call("search")]), FakeToolEnv({"search": gone}))
+    result = await ep.step(None)
+    assert result.stop is not None and result.stop.status is Status.error
+    assert result.stop.reason == "tool_error:connection"
+    node = result.node
+    assert node is not None and node.error == (
+        "call call_search got no answer: connection: the tool server closed the connection"
+    )
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == (
+        "infra",
+        "the tool server closed the connection",
+        node.id,
+    )
+    assert ep.accountant.usage.tool_calls == 1
+
+
+async def test_a_tool_answer_that_failed_in_the_infrastructure_is_an_infra_error_of_its_node():
+    down = Observation(ok=False, content="", infra=True, error="simulator down", provenance="miss")
+    ep = make_episode(ScriptedModel([call("search")]), FakeToolEnv({"search": down}))
+    result = await ep.step(None)
+    assert result.stop is not None and result.stop.reason == "tool_infra:miss"
+    message = "tool call search failed in the infrastructure: simulator down"
+    assert result.node is not None and result.node.error == message
+    (record,) = ep.trajectory.errors
+    assert (record.kind, record.message, record.node) == ("infra", message, result.node.id)
 
 
 async def test_tool_budget_interrupts_a_turn_and_keeps_the_node() -> None:
