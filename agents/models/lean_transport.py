@@ -39,7 +39,7 @@ try:
 except ImportError:  # pragma: no cover - uvicorn[standard] brings it
     httptools = None
 
-__all__ = ["LeanTransport", "available"]
+__all__ = ["LeanTransport", "available", "within"]
 
 T = TypeVar("T")
 
@@ -47,7 +47,7 @@ MAX_IDLE = 32
 """Kept-alive connections per server, at most (a run has one per episode in flight)."""
 
 
-async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
     """``awaitable``'s result, or ``TimeoutError`` after ``seconds`` (None: no limit); a
     cancellation is never lost (see the module doc)."""
     if seconds is None:
@@ -186,7 +186,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
 
     async def _open(self, origin: tuple[str, int], timeout: float | None) -> _Connection:
         try:
-            reader, writer = await _within(asyncio.open_connection(origin[0], origin[1]), timeout)
+            reader, writer = await within(asyncio.open_connection(origin[0], origin[1]), timeout)
         except asyncio.TimeoutError as e:
             raise httpx2.ConnectTimeout(f"connecting to {origin[0]}:{origin[1]} timed out") from e
         except OSError as e:
@@ -204,7 +204,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         read, write = timeouts
         try:
             conn.writer.write(data)
-            await _within(conn.writer.drain(), write)
+            await within(conn.writer.drain(), write)
         except asyncio.TimeoutError as e:
             raise httpx2.WriteTimeout("writing the request timed out") from e
         except OSError as e:
@@ -216,7 +216,7 @@ class LeanTransport(httpx2.AsyncBaseTransport):
         got_any = False
         while not answer.done:
             try:
-                chunk = await _within(conn.reader.read(65536), read)
+                chunk = await within(conn.reader.read(65536), read)
             except asyncio.TimeoutError as e:
                 raise httpx2.ReadTimeout("reading the response timed out") from e
             except OSError as e:

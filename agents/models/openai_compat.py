@@ -168,8 +168,10 @@ class OpenAICompatModel:
         try:
             # The client's timeout bounds each wait for the next bytes; the whole request is
             # bounded too, or a reply trickled a byte at a time would hold the call for days.
-            raw = await asyncio.wait_for(self._send(request), self.timeout)
-        except (TimeoutError, asyncio.TimeoutError) as e:  # wait_for's (one class from 3.11 on)
+            # (``within``: a timeout scope that never drops a cancellation, as ``wait_for``
+            # before 3.12 can, so a run stopped by SIGTERM sends no further request.)
+            raw = await lean_transport.within(self._send(request), self.timeout)
+        except (TimeoutError, asyncio.TimeoutError) as e:  # one class from 3.11 on
             raise EndpointError(
                 f"request to {self.endpoint} timed out: no whole reply within {self.timeout:g} s",
                 kind="timeout",
