@@ -148,7 +148,7 @@ class LoadedRun(BaseModel):
 
     def latest(self) -> Iterator[Trajectory]:
         """The latest trajectory of each episode, in file order, one at a time."""
-        listed = {(str(k[0]), int(k[1])) for k in self.manifest.episodes}
+        listed = set(self.manifest.episode_keys())
         return iter_latest(trajectories_file(Path(self.path)), listed=listed)
 
 
@@ -186,7 +186,7 @@ def suite_for(run: LoadedRun, suite: Suite | str | Path | None) -> tuple[Suite, 
 
 def run_tasks(run: LoadedRun, suite: Suite) -> tuple[list[Task], list[tuple[str, int]]]:
     """The tasks the run selected (all of the suite when the manifest does not say)."""
-    keys = [(str(k[0]), int(k[1])) for k in run.manifest.episodes]
+    keys = run.manifest.episode_keys()
     if not keys:
         trials = max(1, run.manifest.config.trials)
         keys = [(t.id, i) for t in suite.tasks for i in range(trials)]

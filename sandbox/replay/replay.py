@@ -204,7 +204,7 @@ async def replay_run_async(
     store = RunStore.open(run)
     suite = _load_suite(store)
     recorded = read_trajectories(store.path)
-    listed = [(str(k[0]), int(k[1])) for k in store.manifest.episodes]
+    listed = store.manifest.episode_keys()
     if tasks:
         wanted = {t.id for t in select_tasks(suite.tasks, tasks)}
         recorded = [t for t in recorded if t.scenario_id in wanted]

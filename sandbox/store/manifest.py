@@ -79,6 +79,10 @@ class Manifest(BaseModel):
     resumed_at: list[datetime] = Field(default_factory=list)
     error: str | None = None
 
+    def episode_keys(self) -> list[EpisodeKey]:
+        """``episodes`` as ``(task id, trial)`` tuples, in run order (how the readers key them)."""
+        return [(str(k[0]), int(k[1])) for k in self.episodes]
+
 
 def make_run_id(config: RunConfig, when: datetime | None = None) -> str:
     """``<UTC timestamp>-<agent>-<model>-<hash>``, readable and safe as a folder name."""

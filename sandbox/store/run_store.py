@@ -232,7 +232,7 @@ class RunStore:
 
     def listed(self) -> set[EpisodeKey]:
         """The episodes the manifest lists (a line of any other is refused by the readers)."""
-        return {(str(k[0]), int(k[1])) for k in self.manifest.episodes}
+        return set(self.manifest.episode_keys())
 
     def append(self, trajectory: Trajectory) -> None:
         """Append one trajectory as one line, then fsync (``append_lines``)."""

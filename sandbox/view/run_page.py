@@ -159,7 +159,7 @@ class RunState:
         rec = self.record
         expected: list[EpisodeKey] = []
         if rec.manifest is not None:
-            expected = [(str(k[0]), int(k[1])) for k in rec.manifest.episodes]
+            expected = rec.manifest.episode_keys()
         labels = rec.labels
         digests = {d.key: d for d in self.index.digests}
         keys = list(dict.fromkeys([*expected, *labels, *digests]))
