@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 from bench.cpu_headroom import parallel_speedup
-from bench.http_load import generator, interleaved, paired_ratio
+from bench.http_load import Rounds, generator, interleaved, paired_ratio
 from bench.http_servers import CONSTANT, HOST, Server, stack
 from bench.procs import child_json
 from bench.report import BenchResult
@@ -110,6 +110,37 @@ def _app_costs(result: BenchResult, apps: dict[str, float], asgi_rate: float) ->
         result.add(f"ratio {name} / asgi those predict", predicted, "", f"{name}_predicted")
 
 
+def _worker_cpu(result: BenchResult, measured: Rounds, headroom: list[float]) -> None:
+    """Where the CPU of multi-core serving goes: the servers' and wrk's CPU per request, the
+    cores each used, the rate per server core (does a second worker serve as much per core as
+    one?), and the ratio the CPU costs allow: with the load generator on the same cores, two
+    workers get the machine's cores (``headroom``: 2 when idle) less what wrk spends on their
+    requests, so at most ``headroom / ((server + wrk µs per request) * one worker's rate)``."""
+    one, two = measured.rates["workers1"], measured.rates["workers2"]
+    server1, server2 = measured.server_us["workers1"], measured.server_us["workers2"]
+    wrk1, wrk2 = measured.generator_us["workers1"], measured.generator_us["workers2"]
+    median = statistics.median
+    result.add("CPU per request, server, --workers 1", median(server1), "µs", "workers1_server_us")
+    result.add("CPU per request, server, --workers 2", median(server2), "µs", "workers2_server_us")
+    result.add("CPU per request, load generator", median(wrk1 + wrk2), "µs", "generator_us")
+    cores = {
+        "server at --workers 1": [r * c / 1e6 for r, c in zip(one, server1, strict=True)],
+        "server at --workers 2": [r * c / 1e6 for r, c in zip(two, server2, strict=True)],
+        "load generator at --workers 2": [r * c / 1e6 for r, c in zip(two, wrk2, strict=True)],
+    }
+    for label, used in cores.items():
+        key = "cores_" + label.replace(" at --workers ", "_w").replace(" ", "_")
+        result.add(f"cores used, {label}", median(used), "", key)
+    per_core = median(a / b for a, b in zip(server1, server2, strict=True))
+    result.add("rate per server core, --workers 2 / --workers 1", per_core, "", "per_core_ratio")
+    allowed = median(
+        spare / ((s + g) / 1e6) / r
+        for spare, s, g, r in zip(headroom, server2, wrk2, one, strict=True)
+    )
+    result.add("ratio --workers 2 / 1 the CPU costs allow", allowed, "", "workers2_allowed")
+    result.target("6 ceiling beside wrk on these cores", allowed, "x", "--workers 1")
+
+
 def run(quick: bool = False) -> BenchResult:
     result = BenchResult("http")
     rounds, seconds = (2, 1.0) if quick else (5, 4.0)
@@ -132,9 +163,11 @@ def run(quick: bool = False) -> BenchResult:
                 "workers1": (one.port, "/virtual", VIRTUAL_BODY),
                 "workers2": (two.port, "/virtual", VIRTUAL_BODY),
             }
-            rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
+            pids = {"workers1": one.pid, "workers2": two.pid}
+            measured = interleaved(targets, rounds=rounds, seconds=seconds, pids=pids)
             headroom = [parallel_speedup(seconds / 2) for _ in range(rounds)]
         apps = child_json(_APP_COST, suite, 3 if quick else 7)
+    rates, failed = measured.rates, measured.failed
     labels = {
         "virtual": "project POST /virtual (hit)",
         "native": "project POST /tools/{tool}/{api} (hit)",
@@ -163,6 +196,7 @@ def run(quick: bool = False) -> BenchResult:
         result.target(f"7 hot path: {project}", ratio, "x", "raw ASGI app", at_least=0.8)
     result.target("6 serve --workers 2", workers, "x", "--workers 1", at_least=1.6)
     result.target("6 machine: 2 busy processes", spare, "x", "1 busy process")
+    _worker_cpu(result, measured, headroom)
     result.figures.update(
         generator=generator(),
         **stack(),

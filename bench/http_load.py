@@ -14,17 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.cpu_use import children_cpu, tree_cpu
 
 __all__ = [
     "LoadResult",
+    "Rounds",
     "generator",
     "interleaved",
     "paired_ratio",
@@ -38,6 +42,8 @@ class LoadResult:
     failed: int
     """Answers that were not 2xx, plus socket errors and timeouts."""
     generator: str
+    seconds: float
+    """How long the load ran (the generator's own measure)."""
 
 
 def generator() -> str:
@@ -59,7 +65,20 @@ def post_load(
         return _wrk(host, port, path, body, seconds, connections)
     request = _post_request(host, port, path, body)
     ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
-    return LoadResult(ok / elapsed, failed, "asyncio")
+    return LoadResult(ok / elapsed, failed, "asyncio", elapsed)
+
+
+@dataclass
+class Rounds:
+    """What ``interleaved`` measured: each target's requests per second, round by round, the
+    failures, and where the target's server pid was given, the CPU each request cost."""
+
+    rates: dict[str, list[float]]
+    failed: int = 0
+    server_us: dict[str, list[float]] = field(default_factory=dict)
+    """CPU µs per request of the server's process tree (its workers included)."""
+    generator_us: dict[str, list[float]] = field(default_factory=dict)
+    """CPU µs per request of the load generator (wrk; with the asyncio fallback, this process)."""
 
 
 def interleaved(
@@ -68,24 +87,43 @@ def interleaved(
     rounds: int,
     seconds: float,
     settle: float = 1.0,
-) -> tuple[dict[str, list[float]], int]:
+    pids: Mapping[str, int] | None = None,
+) -> Rounds:
     """Requests per second of each target ``name -> (port, path, body)`` in every round, and the
     failures. Each target is warmed up for a second, then loaded once per round, in turn, so a
     machine that slows down during the run slows every target alike. ``settle`` seconds pass
     after each load, so a slow server still finishing the requests in flight when the load
-    stopped does not take CPU from the next target."""
+    stopped does not take CPU from the next target. For the targets in ``pids`` (name -> the
+    server's pid) the CPU the server and the load generator spent per request is measured too."""
     for port, path, body in targets.values():
         post_load("127.0.0.1", port, path, body, seconds=1)
         time.sleep(settle)
-    rates: dict[str, list[float]] = {name: [] for name in targets}
-    failed = 0
+    out = Rounds({name: [] for name in targets})
+    pids = pids or {}
     for _ in range(rounds):
         for name, (port, path, body) in targets.items():
+            pid = pids.get(name)
+            server0, generator0 = (tree_cpu(pid), _generator_cpu()) if pid else (0.0, 0.0)
             load = post_load("127.0.0.1", port, path, body, seconds=seconds)
-            rates[name].append(load.requests_per_second)
-            failed += load.failed
+            out.rates[name].append(load.requests_per_second)
+            out.failed += load.failed
+            if pid:
+                requests = load.requests_per_second * load.seconds
+                per_request = 1e6 / max(requests, 1.0)
+                server = (tree_cpu(pid) - server0) * per_request
+                out.server_us.setdefault(name, []).append(server)
+                spent = (_generator_cpu() - generator0) * per_request
+                out.generator_us.setdefault(name, []).append(spent)
             time.sleep(settle)
-    return rates, failed
+    return out
+
+
+def _generator_cpu() -> float:
+    """CPU seconds the load generator has used: wrk runs as a child, the fallback in-process."""
+    if generator() == "wrk":
+        return children_cpu()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def paired_ratio(a: list[float], b: list[float]) -> float:
@@ -135,13 +173,15 @@ def _wrk(
             timeout=duration + 60,
         ).stdout
     rate = re.search(r"Requests/sec:\s*([\d.]+)", out)
-    if rate is None:
+    took = re.search(r"requests in ([\d.]+)(ms|s|m)\b", out)
+    if rate is None or took is None:
         raise RuntimeError(f"wrk printed no rate:\n{out}")
+    elapsed = float(took.group(1)) * {"ms": 0.001, "s": 1.0, "m": 60.0}[took.group(2)]
     failed = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s*(\d+)", out))
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     if errors is not None:
         failed += sum(int(n) for n in errors.groups())
-    return LoadResult(float(rate.group(1)), failed, "wrk")
+    return LoadResult(float(rate.group(1)), failed, "wrk", elapsed)
 
 
 # -- the asyncio fallback -------------------------------------------------------------------------

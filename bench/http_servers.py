@@ -139,6 +139,13 @@ class Server:
         self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
 
+    @property
+    def pid(self) -> int:
+        """The server's process (its workers are its children)."""
+        if self._proc is None:
+            raise RuntimeError(f"the {self.kind} server is not running")
+        return self._proc.pid
+
     def __enter__(self) -> Server:
         args = [sys.executable, "-m", "bench.http_servers", self.kind, str(self.port)]
         if self.path is not None:

@@ -131,7 +131,8 @@ def run(quick: bool = False) -> BenchResult:
             }
             for name, (port, _, body) in targets.items():
                 _check(port, body, name.startswith("project"))
-            rates, failed = interleaved(targets, rounds=rounds, seconds=seconds)
+            measured = interleaved(targets, rounds=rounds, seconds=seconds)
+    rates, failed = measured.rates, measured.failed
     for n in SIZES:
         result.add(
             f"req/s, project /virtual, {n:,} entries",
