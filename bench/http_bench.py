@@ -110,6 +110,25 @@ def _app_costs(result: BenchResult, apps: dict[str, float], asgi_rate: float) ->
         result.add(f"ratio {name} / asgi those predict", predicted, "", f"{name}_predicted")
 
 
+def _app_amplified(result: BenchResult, measured: Rounds, extra: float) -> None:
+    """Is the hot path's gap to the raw ASGI app its own in-process µs, or something around it?
+    The anchor made to spend the same ``extra`` µs per request as the project's app does in
+    process (a busy loop) is loaded beside them: when the project serves as fast as that, its gap
+    is the app's own cost; each in-process µs costs more over HTTP than a µs (the server's CPU per
+    request grows by ``amplification`` µs per µs), because a slower server gets fewer requests
+    per wake-up of the event loop and per socket write, so its per-request transport cost grows."""
+    median = statistics.median
+    server = {name: median(measured.server_us[name]) for name in ("asgi", "busy", "virtual")}
+    result.add(f"busy ASGI app: the anchor + {extra:.2f} µs", extra, "µs/req", "busy_extra_us")
+    for name, label in (("asgi", "raw ASGI"), ("busy", "busy ASGI"), ("virtual", "/virtual")):
+        result.add(f"CPU per request over HTTP, {label}", server[name], "µs", f"http_us_{name}")
+    amplification = (server["busy"] - server["asgi"]) / extra if extra else 0.0
+    result.add("server µs per in-process µs", amplification, "", "amplification")
+    same_cost = paired_ratio(measured.rates["virtual"], measured.rates["busy"])
+    result.add("ratio virtual / busy ASGI app", same_cost, "", "virtual_over_busy")
+    result.target("7 hot path: virtual / busy anchor", same_cost, "x", "asgi + app µs")
+
+
 def _worker_cpu(result: BenchResult, measured: Rounds, headroom: list[float]) -> None:
     """Where the CPU of multi-core serving goes: the servers' and wrk's CPU per request, the
     cores each used, the rate per server core (does a second worker serve as much per core as
@@ -146,10 +165,13 @@ def run(quick: bool = False) -> BenchResult:
     rounds, seconds = (2, 1.0) if quick else (5, 4.0)
     with tempfile.TemporaryDirectory() as tmp:
         suite = write_suite(Path(tmp))
+        apps = child_json(_APP_COST, suite, 3 if quick else 7)
+        extra = max(apps["virtual"] - apps["asgi"], 0.0)
         with (
             Server("project", suite) as project,
             Server("fastapi") as bare,
             Server("asgi") as raw,
+            Server(f"asgi+{extra:.2f}") as busy,
             Server("workers-1", suite) as one,
             Server("workers-2", suite) as two,
         ):
@@ -160,10 +182,12 @@ def run(quick: bool = False) -> BenchResult:
                 "native": (project.port, "/tools/weather/current", NATIVE_BODY),
                 "fastapi": (bare.port, "/const", NATIVE_BODY),
                 "asgi": (raw.port, "/", NATIVE_BODY),
+                "busy": (busy.port, "/", NATIVE_BODY),
                 "workers1": (one.port, "/virtual", VIRTUAL_BODY),
                 "workers2": (two.port, "/virtual", VIRTUAL_BODY),
             }
-            pids = {"workers1": one.pid, "workers2": two.pid}
+            servers = {"virtual": project, "asgi": raw, "busy": busy, "workers1": one}
+            pids = {name: server.pid for name, server in {**servers, "workers2": two}.items()}
             measured = interleaved(targets, rounds=rounds, seconds=seconds, pids=pids)
             headroom = [parallel_speedup(seconds / 2) for _ in range(rounds)]
         apps = child_json(_APP_COST, suite, 3 if quick else 7)
@@ -173,6 +197,7 @@ def run(quick: bool = False) -> BenchResult:
         "native": "project POST /tools/{tool}/{api} (hit)",
         "fastapi": "bare FastAPI route (constant)",
         "asgi": "raw ASGI app (constant)",
+        "busy": f"raw ASGI app + {extra:.2f} µs busy",
         "workers1": "serve --workers 1, POST /virtual",
         "workers2": "serve --workers 2, POST /virtual",
     }
@@ -197,6 +222,7 @@ def run(quick: bool = False) -> BenchResult:
     result.target("6 serve --workers 2", workers, "x", "--workers 1", at_least=1.6)
     result.target("6 machine: 2 busy processes", spare, "x", "1 busy process")
     _worker_cpu(result, measured, headroom)
+    _app_amplified(result, measured, extra)
     result.figures.update(
         generator=generator(),
         **stack(),

@@ -8,7 +8,8 @@
   server's own code, ``mock_tools.serving.serve``, on the same stack);
 - ``fastapi``: a bare FastAPI route ``POST /const`` returning constant bytes;
 - ``asgi``: a raw ASGI app that reads and parses the JSON body and returns the same bytes (the
-  floor of Python HTTP for a JSON call);
+  floor of Python HTTP for a JSON call); ``asgi+US``: the same app spending US more µs of CPU
+  per request;
 - ``stb-peer PATH``: ``bench.stb_peer`` over the StableToolBench cache folder PATH;
 - ``fake-model``: ``bench.fake_model``, an OpenAI-compatible model answering the k=3 workload.
 
@@ -75,6 +76,24 @@ async def raw_asgi(
     await send({"type": "http.response.body", "body": CONSTANT})
 
 
+def busy_asgi(microseconds: float) -> Any:
+    """The raw ASGI app spending ``microseconds`` more CPU per request (a busy loop): what the
+    anchor serves when its app costs as much more as the project's does in process."""
+    seconds = microseconds / 1e6
+
+    async def app(
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[dict[str, Any]]],
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+        await raw_asgi(scope, receive, send)
+
+    return app
+
+
 def stack() -> dict[str, str]:
     """uvicorn's event loop and HTTP parser settings: uvloop and httptools when installed."""
     out = {"loop": "asyncio", "http": "h11"}
@@ -112,6 +131,8 @@ def main(argv: list[str]) -> None:
         app = bare_fastapi()
     elif kind == "asgi":
         app = raw_asgi
+    elif kind.startswith("asgi+"):
+        app = busy_asgi(float(kind[5:]))
     elif kind == "fake-model":
         from bench.fake_model import app as fake_model_app
 
