@@ -90,6 +90,9 @@ _LOAD_CHILD = textwrap.dedent(
 )
 
 
+_SDK_CHILD = "import sys\nfrom bench.sdk_cost import main\nmain(sys.argv[1:])\n"
+
+
 def _run(suite: Path, model: str, out: Path, fsync: str = "fsync") -> dict[str, float]:
     """One measured run in a fresh interpreter; ``fsync="none"``: ``os.fsync`` does nothing (the
     anchor of durable writes: what the run costs without any)."""
@@ -132,10 +135,35 @@ def run(quick: bool = False) -> BenchResult:
             ratios.append(per_call["http"] / per_call["floor"])
             durable.append(runs["nofsync"]["wall_s"] / runs["floor"]["wall_s"])
         yaml_s, cached_s = _loads(suite, rounds + 2)
+        sdk = child_json(_SDK_CHILD, server.port, suite, 3 if quick else 5)
 
     _report(result, tasks, floor, http, statistics.median(ratios), (yaml_s, cached_s))
     _report_durable(result, floor, statistics.median(durable))
+    _report_sdk(result, sdk, floor, http)
     return result
+
+
+def _report_sdk(
+    result: BenchResult,
+    sdk: dict[str, float],
+    floor: list[dict[str, float]],
+    http: list[dict[str, float]],
+) -> None:
+    """Item 1's remaining gap: the openai package's own CPU per call (``bench.sdk_cost``: the
+    model call without a socket, less the bytes any client handles and the in-process server's
+    answer), and the ratio a client without that cost would reach."""
+    own_us = sdk["model"] - sdk["bytes"] - sdk["answer"]
+    add = result.add
+    add("model call without a socket (CPU per call)", sdk["model"], "µs", "sdk_model_us")
+    add("  of which the bytes (dump request, parse answer)", sdk["bytes"], "µs", "sdk_bytes_us")
+    add("  of which the in-process server's answer", sdk["answer"], "µs", "sdk_answer_us")
+    add("  the client layers: openai package, our wrappers", own_us, "µs", "sdk_own_us")
+    ratios = [
+        (h["per_call"] - own_us / 1000) / f["per_call"] for f, h in zip(floor, http, strict=True)
+    ]
+    without = statistics.median(ratios)
+    add("HTTP / floor without the package's own CPU", without, "x", "http_over_floor_no_sdk")
+    result.target("1 model: CPU per call less the SDK's", without, "x", "offline floor")
 
 
 def _report_durable(result: BenchResult, floor: list[dict[str, float]], ratio: float) -> None:
