@@ -24,8 +24,8 @@ from pathlib import Path
 from mutation.changed import change_base, importing_tests, touched_functions
 from mutation.hand import check_hand_mutants
 from mutation.modules import GROUPS, Group
-from mutation.report import console_report, stale_equivalents, write_summary
-from mutation.results import ModuleScore, mutant_names, read_module
+from mutation.report import console_report, stale_equivalents, write_saved, write_summary
+from mutation.results import GOAL, ModuleScore, mutant_names, read_module
 from mutation.runner import MutmutFailed, run_mutmut
 from mutation.workdir import prepare
 
@@ -52,7 +52,33 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", type=Path, help="write the scores and every survivor here")
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
+    p.add_argument(
+        "--from-json",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="run nothing: write the rows saved by --json runs (of this same code, made in "
+        "another checkout) into --summary",
+    )
     return p
+
+
+def _from_saved(files: list[Path], summary: Path | None) -> int:
+    """``--from-json``: the saved scores' rows into ``summary``; 1 when one is below the goal."""
+    if summary is None:
+        print("--from-json writes into --summary FILE: give it", file=sys.stderr)
+        return 2
+    try:
+        saved = [m for f in files for m in json.loads(f.read_text("utf-8"))]
+        written = write_saved(summary, saved)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"cannot write the saved scores: {e}", file=sys.stderr)
+        return 2
+    print(f"{summary}: the rows of {', '.join(written) or 'no module'} written")
+    below = [m["module"] for m in saved if m["score"] is not None and m["score"] < GOAL]
+    for module in below:
+        print(f"below the goal: {module}")
+    return 1 if below else 0
 
 
 def _selected(targets: list[str]) -> list[Group]:
@@ -118,6 +144,8 @@ def _run_group(
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.from_json:
+        return _from_saved(args.from_json, args.summary)
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     groups = _selected(args.targets)
     names: dict[str, list[str]] = {}

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from mutation.equivalents import EQUIVALENTS, Equivalent
 from mutation.hand import HandResult
@@ -19,6 +20,7 @@ __all__ = [
     "markdown_row",
     "markdown_table",
     "stale_equivalents",
+    "write_saved",
     "write_summary",
 ]
 
@@ -49,9 +51,15 @@ HEAD = (
 
 
 def markdown_row(m: ModuleScore, measured: str) -> str:
+    return _row(m.to_json(), measured)
+
+
+def _row(m: dict[str, Any], measured: str) -> str:
+    """A module's row from its scores as ``--json`` saves them."""
+    score = "n/a" if m["score"] is None else f"{100 * m['score']:.1f}%"
     return (
-        f"| `{m.module}` | {m.mutants} | {m.killed} | {m.caught_by_mypy} | "
-        f"{len(m.survivors)} | {len(m.equivalent)} | {_score(m)} | {measured} |"
+        f"| `{m['module']}` | {m['mutants']} | {m['killed']} | {m['caught_by_mypy']} | "
+        f"{m['survived']} | {m['equivalent']} | {score} | {measured} |"
     )
 
 
@@ -125,11 +133,30 @@ def write_summary(path: Path, scores: Sequence[ModuleScore]) -> list[str]:
     """Replace the generated parts of ``path`` (between their markers): the rows of the modules
     measured in full now (the other rows stay, each with the date of its own run), and the list
     of equivalent mutants. Returns the modules whose row was written."""
+    measured = _measured_now()
+    rows = {m.module: markdown_row(m, measured) for m in scores if not m.not_checked}
+    _write_rows(path, rows)
+    return list(rows)
+
+
+def write_saved(path: Path, saved: Sequence[dict[str, Any]]) -> list[str]:
+    """``write_summary`` from the scores a run saved with ``--json`` (today's date, this
+    mutmut's version): for runs made elsewhere (another checkout of the same code) whose rows
+    are to be recorded here. Modules a saved run did not measure in full are left out."""
+    measured = _measured_now()
+    rows = {m["module"]: _row(m, measured) for m in saved if not m["not_checked"]}
+    _write_rows(path, rows)
+    return list(rows)
+
+
+def _measured_now() -> str:
+    return f"{date.today().isoformat()}, mutmut {version('mutmut')}"
+
+
+def _write_rows(path: Path, new_rows: dict[str, str]) -> None:
     text = path.read_text(encoding="utf-8")
     rows = _recorded_rows(text)
-    measured = f"{date.today().isoformat()}, mutmut {version('mutmut')}"
-    written = [m.module for m in scores if not m.not_checked]
-    rows.update({m.module: markdown_row(m, measured) for m in scores if not m.not_checked})
+    rows.update(new_rows)
     order = [m for g in GROUPS for m in g.modules]
     missing = [m for m in order if m not in rows]
     note = (
@@ -141,4 +168,3 @@ def write_summary(path: Path, scores: Sequence[ModuleScore]) -> list[str]:
     text = _replace(text, BEGIN, END, note + "\n\n" + markdown_table(rows), path)
     text = _replace(text, EQ_BEGIN, EQ_END, equivalents_table(), path)
     path.write_text(text, encoding="utf-8")
-    return written

@@ -4,12 +4,14 @@ touched."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from mutation.__main__ import main as mutation_main
 from mutation.changed import change_base, importing_tests, touched_functions
 from mutation.equivalents import Equivalent, matching
 from mutation.hand import HAND_MUTANTS, HandMutant
@@ -98,6 +100,32 @@ def test_the_summary_rewrites_only_its_marked_sections_and_the_rows_measured(
     doc.write_text("no markers\n")
     with pytest.raises(ValueError, match="no '<!-- mutation-scores"):
         write_summary(doc, [])
+
+
+def test_saved_scores_write_the_same_rows_as_the_run_that_saved_them(tmp_path: Path) -> None:
+    """Engineers measuring modules in their own checkouts record the rows here from the files
+    their runs saved (``--json``), without running the mutants again: the same rows the runs
+    would have written; a module cut short writes none; a module below the goal exits 1."""
+    survivor = Survivor("m.x_f__mutmut_1", "f", ("a",), ("b",))
+    scores = [
+        ModuleScore("agents.step", killed=3, caught_by_mypy=6, survivors=[survivor]),
+        ModuleScore("agents.dfsdt", killed=5, not_checked=4),
+    ]
+    saved = tmp_path / "scores.json"
+    saved.write_text(json.dumps([m.to_json() for m in scores]))
+    by_run, from_file = tmp_path / "run.md", tmp_path / "saved.md"
+    for doc in (by_run, from_file):
+        doc.write_text(f"{BEGIN}\n{END}\n{EQ_BEGIN}\n{EQ_END}\n")
+    write_summary(by_run, scores)
+    assert mutation_main(["--from-json", str(saved), "--summary", str(from_file)]) == 0
+    assert from_file.read_text() == by_run.read_text()
+    assert "| `agents.step` | 10 | 3 | 6 | 1 | 0 | 90.0% | " in from_file.read_text()
+    assert "`agents.dfsdt` |" not in from_file.read_text()
+    low = [ModuleScore("agents.react", killed=1, survivors=[survivor])]
+    saved.write_text(json.dumps([m.to_json() for m in low]))
+    assert mutation_main(["--from-json", str(saved), "--summary", str(from_file)]) == 1
+    assert "| `agents.react` | 2 | 1 | 0 | 1 | 0 | 50.0% | " in from_file.read_text()
+    assert mutation_main(["--from-json", str(saved)]) == 2  # nowhere to write
 
 
 def _git(repo: Path, *args: str) -> None:
