@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from agents.toolenv import FINISH
 from agents.trajectory import Node, StepCall, Trajectory
-from mock_tools.canonical import canonical_args, dumps_canonical
+from mock_tools.canonical import canonical_args
 from mock_tools.models import ApiSpec, RefStep
 from mock_tools.names import NameResolver, function_name
 from sandbox.eval.steps.matching import Edge, MatchMemo, max_weight_pairs
@@ -33,7 +33,6 @@ __all__ = [
     "ApiKey",
     "Apis",
     "actions_of",
-    "call_key",
     "episode_path",
     "match_actions",
     "reference_actions",
@@ -78,11 +77,6 @@ def resolve_call(call: StepCall, resolver: NameResolver) -> ApiKey | None:
 
 def _canonical(args: Mapping[str, Any] | None, spec: ApiSpec | None) -> dict[str, Any]:
     return canonical_args(dict(args or {}), spec.parameters if spec is not None else None)
-
-
-def call_key(name: str, args: Mapping[str, Any] | None, spec: ApiSpec | None) -> str:
-    """Identity of a call for repeat detection: function name plus canonical arguments."""
-    return name + "\0" + dumps_canonical(_canonical(args, spec))
 
 
 def actions_of(nodes: list[Node], apis: Apis, resolver: NameResolver) -> list[Action]:

@@ -11,7 +11,6 @@ May import ``sandbox.errors`` and ``eval.steps`` modules.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,7 +29,7 @@ from sandbox.eval.steps.metric import (
     StepProtocol,
 )
 
-__all__ = ["ChosenProtocol", "StepSelection", "parse_step_option"]
+__all__ = ["ChosenProtocol", "StepSelection"]
 
 T = TypeVar("T")
 
@@ -125,17 +124,3 @@ def _check_measures(protocol: StepProtocol, metrics: tuple[ScoredMetric, ...]) -
                     f"name a measure {d!r}"
                 )
             seen[d] = m.name
-
-
-def parse_step_option(text: str) -> tuple[str, str, Any]:
-    """``METRIC.KEY=VALUE`` -> ``(metric, key, value)``; the value is read as JSON when it is
-    JSON (numbers, true/false, lists, objects, quoted strings), else kept as text."""
-    head, eq, raw = text.partition("=")
-    metric, dot, key = head.rpartition(".")
-    if not eq or not dot or not metric.strip() or not key.strip():
-        raise ConfigError(f"--step-option {text!r}: expected METRIC.KEY=VALUE")
-    try:
-        value: Any = json.loads(raw)
-    except ValueError:
-        value = raw
-    return metric.strip(), key.strip(), value
