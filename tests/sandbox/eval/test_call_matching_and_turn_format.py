@@ -146,3 +146,18 @@ def test_a_thought_turn_takes_no_part_in_the_format_share() -> None:
     offered = {WEATHER}
     got = format_alignment(nodes, offered, RESOLVER, SchemaValidators(APIS))
     assert got == Measure(value=1.0, n=2)
+
+
+def test_a_turn_flagged_with_a_format_error_is_malformed_whatever_its_calls() -> None:
+    """An adapter that recovered a call but flagged the turn's format: malformed."""
+    flagged = Node(
+        id=0,
+        kind="action",
+        content="Weather.",
+        calls=[call(*WEATHER, {"city": "Paris"})],
+        format_error="text after the call",
+    )
+    clean = flagged.model_copy(update={"format_error": None})
+    checks = SchemaValidators(APIS)
+    assert format_alignment([flagged], {WEATHER}, RESOLVER, checks) == Measure(value=0.0, n=1)
+    assert format_alignment([clean], {WEATHER}, RESOLVER, checks) == Measure(value=1.0, n=1)

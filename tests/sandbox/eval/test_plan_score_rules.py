@@ -1,0 +1,29 @@
+"""The project's plan score at its edges (docs/evaluation.md, "Plan"): argument similarity over
+the union of keys, so a call padded with arguments the reference lacks falls below the
+threshold, and the score of an empty plan against an empty reference, reported whole."""
+
+from __future__ import annotations
+
+from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.plan_score import PlanScore, plan_score, similarity
+
+
+def geocode(**args: object) -> Action:
+    return Action(tool="maps", api="geocode", name="geocode_for_maps", args=args)
+
+
+def test_arguments_the_reference_lacks_lower_the_step_similarity() -> None:
+    """Same API, the reference's one argument right and four more: args similarity 1/5, so
+    0.75 + 0.25 x 0.2 = 0.8, not above the threshold: the step is not the planned one."""
+    padded = geocode(address="Paris", zoom=3, lang="fr", limit=1, format="json")
+    gold = geocode(address="Paris")
+    assert similarity(padded, gold) == 0.75 + 0.25 * (1 / 5)
+    assert plan_score([padded], [gold]).f1 == 0.0
+    three_extra = geocode(address="Paris", zoom=3, lang="fr", limit=1)
+    assert plan_score([three_extra], [gold]).f1 == 1.0  # 0.75 + 0.25 x 1/4 = 0.8125
+
+
+def test_an_empty_plan_for_an_empty_reference_is_perfect_with_nothing_counted() -> None:
+    assert plan_score([], []) == PlanScore(
+        precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
+    )
