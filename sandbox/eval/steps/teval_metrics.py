@@ -32,7 +32,6 @@ available, else the labelled lexical fallback). May import ``eval.steps`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -173,21 +172,15 @@ _RRU = ("reason", "retrieve", "understand", "rru_parse_rate")
 _INSTRUCT = ("instruct", "instruct_format", "instruct_args_em")
 
 
-def _metric(
-    name: str, summary: str, measures: tuple[str, ...], score: Callable[..., Any], **kw: Any
-) -> StepMetric:
-    return StepMetric(name, summary, measures, score, **kw)
-
-
 TEVAL_METRICS: tuple[StepMetric, ...] = (
-    _metric(
+    StepMetric(
         "teval-instruct",
         "T-Eval's instruct: format and args_em of the k-th turn against reference step k",
         _INSTRUCT,
         teval_instruct,
         pooled=_INSTRUCT,
     ),
-    _metric(
+    StepMetric(
         "teval-plan",
         "T-Eval's plan score of the path's calls against the reference (free first match kept)",
         ("plan_f1", "plan_precision", "plan_recall", "plan_parse_rate"),
@@ -195,7 +188,7 @@ TEVAL_METRICS: tuple[StepMetric, ...] = (
         options=PlanSettings,
         similarity=True,
     ),
-    _metric(
+    StepMetric(
         "teval-rru",
         "T-Eval's reason, retrieve and understand (v2, exact per key) of the k-th turn",
         _RRU,
@@ -204,7 +197,7 @@ TEVAL_METRICS: tuple[StepMetric, ...] = (
         headline="understand",
         similarity=True,
     ),
-    _metric(
+    StepMetric(
         "teval-v1-rru",
         "T-Eval's reason, retrieve and December 2023 understand (argument text cosine)",
         _RRU,
