@@ -39,6 +39,38 @@ def _sql_case(module: str, function: str, before: str, sql: str, after: str) -> 
     ]
 
 
+_TEVAL = "sandbox.eval.steps.teval_metrics"
+_ACTIONS = "sandbox.eval.steps.actions"
+_FINISH_GOLD = (
+    "the Finish question's gold thought and arguments are never read: its reason and understand "
+    "are not collected (T-Eval's Finish question has neither), only its name and parse rate"
+)
+_JSON_DEFAULT = (
+    "the benchmark reads a datum without this key (or without its response_format / "
+    "prompt_type) as the JSON format, its default: the same format either way"
+)
+_PAIRS_FIRST = (
+    "edges join calls and steps of the same API only, so the graph is a union of complete "
+    "bipartite parts and every weight is positive: a maximum-weight matching is maximal, hence "
+    "of maximum cardinality in each part, whatever the flag or the positive base weight"
+)
+
+
+def _renamed_key(module: str, function: str, line: str, key: str, why: str) -> list[Equivalent]:
+    """mutmut's two mutants of the string literal ``"key"`` in ``line``: ``"XXkeyXX"`` and the
+    key in the other letter case."""
+    other = key.upper() if key.islower() else key.lower()
+    return [
+        Equivalent(module, function, (line,), (line.replace(f'"{key}"', f'"{new}"', 1),), why)
+        for new in (f"XX{key}XX", other)
+    ]
+
+
+_FINISH_TRUTH = '"ground_truth": truth or {"thought": "", "name": FINISH, "args": {}},'
+_PLAN_DATUM = 'datum = {"prediction": pred, "ground_truth": gold, "meta": {"prompt_type": "json"}}'
+_PAIR_EDGE = "edges.append((i, j, 2.0 + sim - 1e-3 * (i - j) ** 2 / scale))"
+_PAIRS_CALL = "return max_weight_pairs(edges, maxcardinality=True, memo=memo)"
+
 _OVERLAY = "mock_tools.overlay"
 _REPLAY = "sandbox.replay.replay"
 _DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
@@ -120,6 +152,43 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
             "lists have the same length and strictness never applies",
         )
         for strict in ("", "strict=False")
+    ),
+    *(
+        Equivalent(
+            _TEVAL,
+            "teval_instruct",
+            ('"instruct": mean_measure((f + e) / 2 for f, e in zip(fmt, em, strict=True)),',),
+            (f'"instruct": mean_measure((f + e) / 2 for f, e in zip(fmt, em, {strict})),',),
+            "fmt and em get one item each per question in the same loop: always the same "
+            "length, so strictness never applies",
+        )
+        for strict in ("", "strict=False")
+    ),
+    *_renamed_key(_TEVAL, "_rru", _FINISH_TRUTH, "thought", _FINISH_GOLD),
+    *_renamed_key(_TEVAL, "_rru", _FINISH_TRUTH, "args", _FINISH_GOLD),
+    Equivalent(
+        _TEVAL,
+        "_rru",
+        (_FINISH_TRUTH,),
+        ('"ground_truth": truth or {"thought": "XXXX", "name": FINISH, "args": {}},',),
+        _FINISH_GOLD,
+    ),
+    *_renamed_key(_TEVAL, "_rru", '"meta_data": JSON,', "meta_data", _JSON_DEFAULT),
+    *_renamed_key(_TEVAL, "teval_plan", _PLAN_DATUM, "meta", _JSON_DEFAULT),
+    *_renamed_key(_TEVAL, "teval_plan", _PLAN_DATUM, "prompt_type", _JSON_DEFAULT),
+    Equivalent(
+        _ACTIONS,
+        "match_actions",
+        (_PAIR_EDGE,),
+        (_PAIR_EDGE.replace("2.0 +", "3.0 +"),),
+        _PAIRS_FIRST,
+    ),
+    *(
+        Equivalent(_ACTIONS, "match_actions", (_PAIRS_CALL,), (after,), _PAIRS_FIRST)
+        for after in (
+            "return max_weight_pairs(edges, memo=memo)",
+            "return max_weight_pairs(edges, maxcardinality=False, memo=memo)",
+        )
     ),
 )
 
