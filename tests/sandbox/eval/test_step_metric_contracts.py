@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agents.registry import DuplicateName
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.steps import STEP_METRICS, STEP_PROTOCOLS
+from sandbox.eval.steps.dimensions import headline_dimensions, step_dimensions
 from sandbox.eval.steps.episode import StepEpisode
 from sandbox.eval.steps.measure import Measure
 from sandbox.eval.steps.metric import (
@@ -177,3 +178,44 @@ def test_an_unknown_dimension_lists_the_known_ones() -> None:
     assert err.value.args[0] == (
         f"unknown step dimension 'charm'; known: {', '.join(sorted(DIMENSIONS))}"
     )
+
+
+def test_tables_list_dimensions_in_the_registries_order() -> None:
+    """The default protocol's measures in its metrics' order, then every other registered
+    metric's as METRIC.MEASURE in registration order, then unknown names alphabetically; the
+    compact list keeps each metric's headline measure only."""
+    present = {
+        "zeta",
+        "teval-rru.understand",
+        "ultratool-usage.tool_usage",
+        "plan_f1",
+        "review_no_repeat",
+        "teval-rru.reason",
+        "alpha",
+        "instruct",
+        "review_recovery",
+        "selection_f1",
+        "teval-plan.plan_f1",
+    }
+    assert step_dimensions(present) == [
+        "instruct",
+        "selection_f1",
+        "plan_f1",
+        "review_recovery",
+        "review_no_repeat",
+        "teval-plan.plan_f1",
+        "teval-rru.reason",
+        "teval-rru.understand",
+        "ultratool-usage.tool_usage",
+        "alpha",
+        "zeta",
+    ]
+    assert headline_dimensions(present) == [
+        "instruct",
+        "selection_f1",
+        "plan_f1",
+        "review_recovery",
+        "teval-plan.plan_f1",
+        "teval-rru.understand",
+        "ultratool-usage.tool_usage",
+    ]
