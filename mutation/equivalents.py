@@ -177,6 +177,14 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
     *_renamed_key(_TEVAL, "teval_plan", _PLAN_DATUM, "meta", _JSON_DEFAULT),
     *_renamed_key(_TEVAL, "teval_plan", _PLAN_DATUM, "prompt_type", _JSON_DEFAULT),
     Equivalent(
+        "sandbox.eval.steps.metric",
+        "ScoredMetric.measure",
+        ("if len(got) == len(declared) and tuple(got) == declared:",),
+        ("if len(got) != len(declared) and tuple(got) == declared:",),
+        "a shortcut: without it the general path returns the same dict (no undeclared name, "
+        "every declared measure read from got, in declared order)",
+    ),
+    Equivalent(
         _ACTIONS,
         "match_actions",
         (_PAIR_EDGE,),

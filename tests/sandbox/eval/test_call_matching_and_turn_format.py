@@ -35,15 +35,16 @@ def test_a_call_is_resolved_from_its_own_fields_before_its_name() -> None:
 
 
 def test_every_tool_call_of_a_turn_is_an_action_whatever_stands_before_it() -> None:
-    """A turn that calls Finish and then a tool: the tool call is an action of that node."""
+    """A turn that calls Finish and then a tool: the tool call is an action of that node; a
+    turn without text gives its actions an empty thought."""
     finish = StepCall(id="f", name=FINISH, arguments="{}", args={})
     nodes = [
-        Node(id=3, kind="action", content="Geocode.", calls=[call("maps", "geocode")]),
+        Node(id=3, kind="action", content=None, calls=[call("maps", "geocode")]),
         Node(id=7, parent=3, kind="action", content="Both.", calls=[finish, call(*WEATHER)]),
     ]
     got = actions_of(nodes, APIS, RESOLVER)
     assert [(a.key, a.node, a.thought) for a in got] == [
-        (("maps", "geocode"), 3, "Geocode."),
+        (("maps", "geocode"), 3, ""),
         (WEATHER, 7, "Both."),
     ]
 
@@ -70,6 +71,15 @@ def test_equal_candidates_are_paired_in_order() -> None:
     """A reference that repeats a step: the repeats pair first with first, not crosswise."""
     pred = [geocode("Paris"), geocode("Paris")]
     assert match_actions(pred, [geocode("Paris"), geocode("Paris")]) == [(0, 0), (1, 1)]
+
+
+def test_the_closest_position_wins_among_equal_candidates() -> None:
+    """Three identical calls for the one geocode step, third in the reference: the third call
+    (no offset) is its pair, not the first (offset 2)."""
+    weather = Action(tool="weatherly", api="get_weather", name="w", args={"city": "Paris"})
+    forecast = Action(tool="weatherly", api="get_forecast", name="f", args={"city": "Paris"})
+    pred = [geocode("Paris"), geocode("Paris"), geocode("Paris")]
+    assert match_actions(pred, [weather, forecast, geocode("Paris")]) == [(2, 2)]
 
 
 def test_argument_similarity_outweighs_position() -> None:

@@ -5,6 +5,7 @@ threshold, and the score of an empty plan against an empty reference, reported w
 from __future__ import annotations
 
 from sandbox.eval.steps.actions import Action
+from sandbox.eval.steps.matching import MatchMemo
 from sandbox.eval.steps.plan_score import PlanScore, plan_score, similarity
 
 
@@ -27,3 +28,18 @@ def test_an_empty_plan_for_an_empty_reference_is_perfect_with_nothing_counted() 
     assert plan_score([], []) == PlanScore(
         precision=1.0, recall=1.0, f1=1.0, n_pred=0, n_gold=0, matched=0, in_order=0
     )
+
+
+def test_a_plan_against_an_empty_reference_scores_zero_everywhere() -> None:
+    assert plan_score([geocode(address="Paris")], []) == PlanScore(
+        precision=0.0, recall=0.0, f1=0.0, n_pred=1, n_gold=0, matched=0, in_order=0
+    )
+
+
+def test_searched_plan_matchings_are_kept_for_the_next_episodes() -> None:
+    """Two calls above the threshold for one step need a search; its result is remembered."""
+    memo: MatchMemo = {}
+    pred = [geocode(address="Paris"), geocode(address="Paris")]
+    got = plan_score(pred, [geocode(address="Paris")], memo=memo)
+    assert (got.matched, got.in_order, got.precision, got.recall) == (1, 1, 0.5, 1.0)
+    assert list(memo.values()) == [[(0, 0)]]

@@ -13,7 +13,7 @@ from agents.registry import DuplicateName
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.steps import STEP_METRICS, STEP_PROTOCOLS
 from sandbox.eval.steps.dimensions import headline_dimensions, step_dimensions
-from sandbox.eval.steps.episode import StepEpisode
+from sandbox.eval.steps.episode import ScoringContext, StepEpisode
 from sandbox.eval.steps.measure import Measure
 from sandbox.eval.steps.metric import (
     ScoredMetric,
@@ -143,6 +143,28 @@ def test_a_run_is_scored_with_the_similarity_and_metrics_it_is_given() -> None:
     assert summary.dimensions["reason"].mean == 0.25
     plain = score_run([reference_chain()], tasks, APIS, metrics=[PLAN])
     assert set(plain.dimensions) == {"plan_precision", "plan_recall", "plan_f1"}
+
+
+def test_an_episode_keeps_its_task_and_trial() -> None:
+    second = reference_chain()
+    second.trial = 2
+    got = score_episodes([reference_chain(), second], {"t1": make_task()}, APIS, metrics=[PLAN])
+    assert [(e.scenario_id, e.trial) for e in got] == [("t1", 0), ("t1", 2)]
+
+
+def undeclared(episode: StepEpisode, options: BaseModel) -> dict[str, Measure]:
+    return {"b": Measure(), "zz": Measure(), "a": Measure(), "yy": Measure()}
+
+
+def test_a_metric_returning_measures_it_did_not_declare_is_named_with_them() -> None:
+    """The error lists the stray names sorted and every declared one in its order."""
+    liar = ScoredMetric(StepMetric("liar", "s", ("b", "a"), undeclared))
+    episode = StepEpisode(reference_chain(), make_task(), ScoringContext(APIS))
+    with pytest.raises(StepMetricError) as err:
+        liar.measure(episode)
+    assert str(err.value) == (
+        "step metric 'liar' returned undeclared measure(s) yy, zz; it declares b, a"
+    )
 
 
 def test_a_trajectory_of_a_task_the_suite_lacks_is_named() -> None:
