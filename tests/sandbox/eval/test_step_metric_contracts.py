@@ -86,6 +86,15 @@ def test_a_selection_without_protocols_is_an_error() -> None:
     assert str(err.value) == "no step protocol chosen"
 
 
+def test_options_for_metrics_nothing_runs_are_named() -> None:
+    with pytest.raises(ConfigError) as err:
+        StepSelection(options={"teval-plan": {}, "answer-length": {}}).resolve()
+    assert str(err.value) == (
+        "--step-option for step metric(s) answer-length, teval-plan that no chosen step "
+        "protocol or --step-metric runs"
+    )
+
+
 class Window(BaseModel):
     model_config = ConfigDict(extra="forbid")
     low: int = Field(default=0, ge=0)

@@ -164,6 +164,7 @@ def test_the_plain_cosine_of_a_backend_without_embeddings_is_its_own_similarity(
     assert cosine_of(lexical) is lexical
     compass = CosineSimilarity("compass", Encoder())
     assert cosine_of(compass)("east", "west") == pytest.approx(-1.0)
+    assert similarity_label(compass) == "compass"  # a backend that never falls back
 
 
 class Recorder:
@@ -185,7 +186,8 @@ def test_probe_understand_compares_the_canonical_json_of_both_argument_objects()
     assert rec.asked == []
     assert args_similarity({"b": 1, "a": "x"}, {"a": "x"}, rec) == 0.25
     assert args_similarity({}, {"a": "x"}, rec) == 0.25
-    assert rec.asked == [('{"a":"x","b":1}', '{"a":"x"}'), ("{}", '{"a":"x"}')]
+    assert args_similarity({"a": "x"}, {}, rec) == 0.25
+    assert rec.asked == [('{"a":"x","b":1}', '{"a":"x"}'), ("{}", '{"a":"x"}'), ('{"a":"x"}', "{}")]
 
 
 def test_reason_compares_the_stripped_thoughts_of_matched_pairs_lexically_by_default() -> None:
@@ -198,3 +200,15 @@ def test_reason_compares_the_stripped_thoughts_of_matched_pairs_lexically_by_def
     rec = Recorder()
     score_reasoning(pred, gold, [(0, 0), (1, 1)], rec)
     assert rec.asked == [("Find Paris", "Find Paris")]
+
+
+def test_asking_for_embeddings_without_the_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None)
+    with pytest.raises(ConfigError) as err:
+        thought_similarity("embedding")
+    assert str(err.value) == (
+        "embedding similarity needs the optional extra: .venv/bin/pip install -e "
+        "'.[embeddings]' (and the model available offline), or use lexical"
+    )
