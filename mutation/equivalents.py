@@ -66,6 +66,14 @@ def _renamed_key(module: str, function: str, line: str, key: str, why: str) -> l
     ]
 
 
+_REPLIES = "sandbox.eval.steps.replies"
+_OFFERED_NAME = 'name = str(f.get("function", {}).get("name") or "")'
+_OFFERED_KEY = "key = resolver.resolve_function(name) if name and name != FINISH else None"
+_NO_FUNCTION = (
+    "the resolver knows function names of the form <api>_for_<tool> only: it resolves neither "
+    "'', 'XXXX' nor 'Finish', so asking it about them adds no name"
+)
+_SELECT_ZIP = "hits = sum(1 for p, g in zip(chosen, wanted, strict=True) if p == g)"
 _FINISH_TRUTH = '"ground_truth": truth or {"thought": "", "name": FINISH, "args": {}},'
 _PLAN_DATUM = 'datum = {"prediction": pred, "ground_truth": gold, "meta": {"prompt_type": "json"}}'
 _PAIR_EDGE = "edges.append((i, j, 2.0 + sim - 1e-3 * (i - j) ** 2 / scale))"
@@ -197,6 +205,31 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
             "return max_weight_pairs(edges, memo=memo)",
             "return max_weight_pairs(edges, maxcardinality=False, memo=memo)",
         )
+    ),
+    Equivalent(
+        _REPLIES,
+        "offered_names",
+        (_OFFERED_NAME,),
+        ('name = str(f.get("function", {}).get("name") or "XXXX")',),
+        _NO_FUNCTION,
+    ),
+    *(
+        Equivalent(_REPLIES, "offered_names", (_OFFERED_KEY,), (after,), _NO_FUNCTION)
+        for after in (
+            "key = resolver.resolve_function(name) if (name and name != FINISH) or True else None",
+            "key = resolver.resolve_function(name) if name or name != FINISH else None",
+        )
+    ),
+    *(
+        Equivalent(
+            "sandbox.eval.steps.ultratool_metrics",
+            "ultratool_selection",
+            (_SELECT_ZIP,),
+            (_SELECT_ZIP.replace("strict=True", strict),),
+            "select_lists gives one chosen and one wanted tool per reference step: the lists "
+            "always have the same length, so strictness never applies",
+        )
+        for strict in ("", "strict=False")
     ),
 )
 

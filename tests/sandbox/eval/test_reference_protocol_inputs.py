@@ -215,3 +215,13 @@ def test_teval_plan_without_calls_is_no_permutation_sample() -> None:
         "plan_f1": Measure(value=0.0, n=1),
         "plan_parse_rate": Measure(value=0.0, n=1),
     }
+
+
+def test_ultratool_selection_counts_an_episode_once_and_a_step_per_reference_step() -> None:
+    """One call for three reference steps: records labelled 2 and 3 are missing (UltraTool's
+    ``no_good``), so global 0 over 1 episode, local 1/3 over 3 steps."""
+    got = measures(one_call(), "ultratool-selection")
+    assert values(got) == pytest.approx(
+        {"tool_selection_global": 0.0, "tool_selection_local": 1 / 3}
+    )
+    assert units(got) == {"tool_selection_global": 1, "tool_selection_local": 3}
