@@ -231,6 +231,29 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         )
         for strict in ("", "strict=False")
     ),
+    *(
+        Equivalent(
+            "sandbox.eval.steps.similarity",
+            "same_value",
+            ("kind = type(pred)",),
+            (after,),
+            "a shortcut: for two strings or two integers == says what comparing their canonical "
+            "JSON says, and without it every pair is compared by its canonical JSON",
+        )
+        for after in ("kind = None", "kind = type(None)")
+    ),
+    *(
+        Equivalent(
+            "sandbox.eval.steps.arg_scores",
+            "ArgumentScores.add",
+            (f"sum({score}(v, gold[k]) for v, k in zip(values, keys, strict=True)) / len(keys)",),
+            (f"sum({score}(v, gold[k]) for v, k in zip(values, keys, {strict})) / len(keys)",),
+            "values is made from keys, one value per key: the same length, so strictness never "
+            "applies",
+        )
+        for score in ("same_value", "value_similarity")
+        for strict in ("", "strict=False")
+    ),
 )
 
 
