@@ -5,7 +5,7 @@ key the agent left out scores 0 even where the reference value is empty or null.
 from __future__ import annotations
 
 from sandbox.eval.steps.arg_scores import ArgumentScores
-from sandbox.eval.steps.similarity import same_value
+from sandbox.eval.steps.similarity import same_value, value_similarity
 
 
 def test_the_same_json_value_is_the_same_canonical_json() -> None:
@@ -27,3 +27,12 @@ def test_a_left_out_key_scores_zero_even_against_an_empty_reference_value() -> N
     scores.add({"note": None}, {"note": None})
     assert scores.exact == [0.0, 0.0, 1.0, 1.0]
     assert scores.similarity == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_an_empty_prediction_for_a_non_empty_reference_value_scores_zero() -> None:
+    """Not the edit similarity of "" to the text (which is 0 anyway for strings) but 0 for any
+    empty value: an empty list against a list, null against a number."""
+    assert value_similarity("", "Paris") == 0.0
+    assert value_similarity([], ["Paris"]) == 0.0
+    assert value_similarity(None, 5) == 0.0
+    assert value_similarity({}, {"a": 1}) == 0.0
