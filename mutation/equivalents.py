@@ -73,6 +73,7 @@ _NO_FUNCTION = (
     "the resolver knows function names of the form <api>_for_<tool> only: it resolves neither "
     "'', 'XXXX' nor 'Finish', so asking it about them adds no name"
 )
+_RATIO = "return Measure(value=hits / total, n=total) if total > 0 else Measure(value=None, n=0)"
 _SELECT_ZIP = "hits = sum(1 for p, g in zip(chosen, wanted, strict=True) if p == g)"
 _FINISH_TRUTH = '"ground_truth": truth or {"thought": "", "name": FINISH, "args": {}},'
 _PLAN_DATUM = 'datum = {"prediction": pred, "ground_truth": gold, "meta": {"prompt_type": "json"}}'
@@ -264,6 +265,26 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
             "are read back by testing for 'p' alone",
         )
         for tag in ("XXgXX", "G")
+    ),
+    Equivalent(
+        "sandbox.eval.steps.efficiency",
+        "_derived_backtracks",
+        (
+            "return sum(1 for prev, cur in zip(ordered, ordered[1:], strict=False) "
+            "if cur.parent != prev.id)",
+        ),
+        ("return sum(1 for prev, cur in zip(ordered, ordered[1:], ) if cur.parent != prev.id)",),
+        "the argument left out is zip's default (strict=False): the same pairs",
+    ),
+    *(
+        Equivalent(
+            "sandbox.eval.steps.measure",
+            "ratio",
+            (_RATIO,),
+            (_RATIO.replace("Measure(value=None, n=0)", after),),
+            "the argument left out is the field's default (value None, n 0): the same Measure",
+        )
+        for after in ("Measure(n=0)", "Measure(value=None, )")
     ),
 )
 

@@ -15,6 +15,8 @@ def test_the_same_json_value_is_the_same_canonical_json() -> None:
     assert not same_value(1, 1.0) and not same_value(1.0, 1)
     assert not same_value(True, 1) and not same_value(1, True)
     assert not same_value("5", 5) and not same_value(5, "5")
+    assert not same_value([1], [1.0]) and not same_value({"a": 1}, {"a": 1.0})
+    assert same_value([True, 2.5], [True, 2.5])
 
 
 def test_a_left_out_key_scores_zero_even_against_an_empty_reference_value() -> None:
@@ -36,3 +38,9 @@ def test_an_empty_prediction_for_a_non_empty_reference_value_scores_zero() -> No
     assert value_similarity([], ["Paris"]) == 0.0
     assert value_similarity(None, 5) == 0.0
     assert value_similarity({}, {"a": 1}) == 0.0
+
+
+def test_a_value_against_an_empty_reference_value_scores_zero() -> None:
+    assert value_similarity("x", None) == 0.0
+    assert value_similarity("x", "") == 0.0
+    assert value_similarity(0, []) == 0.0
