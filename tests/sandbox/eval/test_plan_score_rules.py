@@ -43,3 +43,31 @@ def test_searched_plan_matchings_are_kept_for_the_next_episodes() -> None:
     got = plan_score(pred, [geocode(address="Paris")], memo=memo)
     assert (got.matched, got.in_order, got.precision, got.recall) == (1, 1, 0.5, 1.0)
     assert list(memo.values()) == [[(0, 0)]]
+
+
+def other(api: str) -> Action:
+    return Action(tool="weatherly", api=api, name=f"{api}_for_weatherly", args={"city": "Paris"})
+
+
+def test_an_early_extra_call_of_a_later_step_does_not_break_the_order() -> None:
+    """Plan [geocode, weather, forecast, geocode] for reference [weather, forecast, geocode]:
+    the geocode at the step's own place (offset 1, not the first one's 2) is matched, so all
+    three steps are in order: recall 1, precision 3/4."""
+    pred = [geocode(address="Paris"), other("get_weather"), other("get_forecast")]
+    pred.append(geocode(address="Paris"))
+    gold = [other("get_weather"), other("get_forecast"), geocode(address="Paris")]
+    got = plan_score(pred, gold)
+    assert (got.matched, got.in_order, got.precision, got.recall) == (3, 3, 0.75, 1.0)
+
+
+def test_the_position_tie_break_never_outweighs_an_argument_difference() -> None:
+    """The geocode step is matched to the exact call though it is nine places away, not to the
+    call one character off at its own place (similarity 0.75 + 0.25 x 99/100): ordering is
+    judged after matching, so here the plan is out of order (1 of 3 calls, 1 of 2 steps)."""
+    address = "a" * 100
+    near = geocode(address="b" + address[1:])
+    filler = [Action(name=f"x{k}") for k in range(7)]
+    pred = [near, *filler[:4], other("get_weather"), *filler[4:], geocode(address=address)]
+    gold = [geocode(address=address), other("get_weather")]
+    got = plan_score(pred, gold)
+    assert (got.n_pred, got.matched, got.in_order) == (10, 2, 1)

@@ -31,7 +31,19 @@ GEOCODE_FN: dict[str, Any] = {
     "function": {
         "name": "geocode_for_maps",
         "description": "Find a place.",
-        "parameters": {"type": "object", "properties": {"address": {"type": "string"}}},
+        "parameters": {
+            "type": "object",
+            "properties": {"address": {"type": "string"}},
+            "required": ["address"],
+        },
+    },
+}
+FORECAST_FN: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_forecast_for_weatherly",
+        "description": "Days ahead.",
+        "parameters": {"type": "object", "properties": {"days": {"type": "integer"}}},
     },
 }
 PING_FN: dict[str, Any] = {"type": "function", "function": {"name": "ping_for_net"}}
@@ -65,7 +77,7 @@ def path(*nodes: Node, status: Status = Status.error) -> Trajectory:
         status=status,
         nodes=list(nodes),
         chosen_path=[n.id for n in nodes],
-        functions=[FINISH_FUNCTION, GEOCODE_FN, PING_FN],
+        functions=[FINISH_FUNCTION, GEOCODE_FN, FORECAST_FN, PING_FN],
     )
 
 
@@ -148,6 +160,15 @@ def test_tooleyes_tool_document_is_the_offered_functions_without_finish() -> Non
             "parameters": {
                 "type": "object",
                 "properties": {"address": {"type": "string"}},
+                "required": ["address"],
+            },
+        },
+        {
+            "name": "get_forecast_for_weatherly",
+            "description": "Days ahead.",
+            "parameters": {
+                "type": "object",
+                "properties": {"days": {"type": "integer"}},
                 "required": [],
             },
         },

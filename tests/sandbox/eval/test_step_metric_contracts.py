@@ -99,6 +99,7 @@ class Window(BaseModel):
     model_config = ConfigDict(extra="forbid")
     low: int = Field(default=0, ge=0)
     high: int = Field(default=10, ge=0)
+    weights: dict[str, float] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _ordered(self) -> Window:
@@ -124,6 +125,12 @@ def test_bad_options_name_every_problem_on_one_line() -> None:
             StepSelection(metrics=["window"], options={"window": {"low": 5, "high": 1}}).resolve()
         assert str(err.value) == (
             "bad options for step metric 'window': options: Value error, low above high"
+        )
+        with pytest.raises(ConfigError) as err:
+            StepSelection(metrics=["window"], options={"window": {"weights": {"a": "x"}}}).resolve()
+        assert str(err.value) == (
+            "bad options for step metric 'window': weights.a: Input should be a valid number, "
+            "unable to parse string as a number"
         )
 
 
@@ -152,6 +159,13 @@ def test_a_run_is_scored_with_the_similarity_and_metrics_it_is_given() -> None:
     assert summary.dimensions["reason"].mean == 0.25
     plain = score_run([reference_chain()], tasks, APIS, metrics=[PLAN])
     assert set(plain.dimensions) == {"plan_precision", "plan_recall", "plan_f1"}
+    teval = ScoredMetric(STEP_METRICS.get("teval-instruct"))
+    instruct = score_run([reference_chain()], tasks, APIS, metrics=[teval]).dimensions
+    assert {d: s.mean for d, s in instruct.items()} == {
+        "instruct": 1.0,
+        "instruct_format": 1.0,
+        "instruct_args_em": 1.0,
+    }
 
 
 def test_an_episode_keeps_its_task_and_trial() -> None:

@@ -65,6 +65,12 @@ def test_the_cosine_of_an_encoder_is_the_angle_between_its_vectors() -> None:
     assert sim.cosine("east", "nowhere") == 0.0
 
 
+def test_vectors_of_different_lengths_are_an_error_not_a_truncated_cosine() -> None:
+    sim = CosineSimilarity("compass", Encoder())
+    with pytest.raises(ValueError):
+        sim.cosine("east", "rounding")
+
+
 def test_the_project_similarity_clips_the_cosine_to_zero_and_one() -> None:
     """An opposite thought scores 0, not -1; a text against itself scores exactly 1 even when
     the float cosine rounds above it."""
