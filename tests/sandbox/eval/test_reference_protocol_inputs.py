@@ -154,15 +154,7 @@ def test_tooleyes_tool_document_is_the_offered_functions_without_finish() -> Non
     """Finish (wherever it stands) is left out; a function without a description gets "", one
     without ``required`` or ``properties`` (or without parameters at all) gets them empty."""
     assert tool_document(episode(interrupted())) == [
-        {
-            "name": "geocode_for_maps",
-            "description": "Find a place.",
-            "parameters": {
-                "type": "object",
-                "properties": {"address": {"type": "string"}},
-                "required": ["address"],
-            },
-        },
+        GEOCODE_FN["function"],  # complete: as offered
         {
             "name": "get_forecast_for_weatherly",
             "description": "Days ahead.",

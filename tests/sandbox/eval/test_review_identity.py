@@ -13,15 +13,19 @@ def failing(tool: str | None, api: str | None, name: str, **args: object) -> Act
     return Action(tool=tool, api=api, name=name, args=args, failed=True)
 
 
+def counts(actions: list[Action], status: Status) -> tuple[object, ...]:
+    """(failures, repeats after a failure, no_blind_repeat's value and units)."""
+    r = review_scores(actions, status)
+    return r.failures, r.repeats_after_failure, r.no_blind_repeat.value, r.no_blind_repeat.n
+
+
 def test_a_retry_under_another_spelling_of_the_api_is_the_same_call() -> None:
     actions = [
         failing("maps", "geocode", "geocode_for_maps", address="Paris"),
         failing("maps", "geocode", "Geocode_For_Maps", address="Paris"),
         failing("maps", "geocode", "maps.geocode", address="Paris"),
     ]
-    r = review_scores(actions, Status.gave_up)
-    assert (r.failures, r.repeats_after_failure) == (3, 2)
-    assert (r.no_blind_repeat.value, r.no_blind_repeat.n) == (0.0, 1)
+    assert counts(actions, Status.gave_up) == (3, 2, 0.0, 1)
 
 
 def test_apis_of_the_same_name_on_two_tools_are_different_calls() -> None:
@@ -30,9 +34,7 @@ def test_apis_of_the_same_name_on_two_tools_are_different_calls() -> None:
         failing("news", "search", "search_for_news", q="Paris"),
         failing("books", "search", "search_for_books", q="Paris"),
     ]
-    r = review_scores(actions, Status.gave_up)
-    assert (r.failures, r.repeats_after_failure) == (3, 0)
-    assert (r.no_blind_repeat.value, r.no_blind_repeat.n) == (1.0, 3)
+    assert counts(actions, Status.gave_up) == (3, 0, 1.0, 3)
 
 
 def test_retries_with_other_arguments_are_no_repeats() -> None:
@@ -41,9 +43,7 @@ def test_retries_with_other_arguments_are_no_repeats() -> None:
         failing("maps", "geocode", "geocode_for_maps", address="Paris"),
         failing("maps", "geocode", "geocode_for_maps", address="Paris, FR"),
     ]
-    r = review_scores(actions, Status.answered)
-    assert (r.failures, r.repeats_after_failure) == (3, 0)
-    assert (r.no_blind_repeat.value, r.no_blind_repeat.n) == (1.0, 3)
+    assert counts(actions, Status.answered) == (3, 0, 1.0, 3)
 
 
 def test_unknown_functions_are_told_apart_by_name() -> None:
@@ -52,5 +52,4 @@ def test_unknown_functions_are_told_apart_by_name() -> None:
         failing(None, None, "warp"),
         failing(None, None, "warp"),
     ]
-    r = review_scores(actions, Status.gave_up)
-    assert (r.repeats_after_failure, r.no_blind_repeat.n) == (1, 2)
+    assert counts(actions, Status.gave_up) == (3, 1, 1.0, 2)  # one identical retry is allowed
