@@ -1,0 +1,165 @@
+"""Appending trajectories: a group is stored whole or, when the disk is full, as many whole lines
+as fit, each reported; an episode too large to keep is stored without its steps, never lost."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import resource
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.trajectory import Component, Message, Status, Trajectory
+from sandbox.errors import RunError
+from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
+from sandbox.store.config import RunConfig
+from sandbox.store.run_store import TOO_LARGE, StoreFull, too_large
+
+
+def _traj(task: str, answer: str = "ok", **kw: object) -> Trajectory:
+    return Trajectory(
+        scenario_id=task,
+        agent=Component(name="react"),
+        model=Component(name="reference"),
+        status=Status.answered,
+        final_answer=answer,
+        **kw,
+    )
+
+
+def _line(task: str) -> bytes:
+    return _traj(task).to_json_line().encode("utf-8")
+
+
+def _store(tmp_path: Path, *tasks: str) -> RunStore:
+    episodes = [(t, 0) for t in tasks]
+    manifest = Manifest(
+        run_id="r", config=RunConfig(), suite=SuiteInfo(name="s"), episodes=episodes
+    )
+    return RunStore.create(tmp_path / "runs", manifest)
+
+
+@contextlib.contextmanager
+def _file_size_limit(limit: int) -> Iterator[None]:
+    """Files of this process may not grow past ``limit`` bytes (as on a full disk): a write
+    across it is cut short, the next one fails."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def test_a_group_on_a_full_disk_keeps_the_whole_lines_that_fit_and_says_how_many(
+    tmp_path: Path,
+) -> None:
+    """Three lines where two fit: the group's single write fails and is cut back, the lines
+    are then written one by one, two are stored whole, the third is not begun, and the error
+    says so; once there is room the run appends after them."""
+    store = _store(tmp_path, "a", "b", "c", "d")
+    lines = [_line("a"), _line("b"), _line("c")]
+    room = len(lines[0]) + len(lines[1]) + len(lines[2]) // 2
+    with _file_size_limit(room), pytest.raises(StoreFull) as caught:
+        store.append_lines(lines)
+    assert caught.value.stored == 2
+    path = store.trajectories_path
+    assert str(caught.value) == (
+        f"cannot write {path}: short write ({room - len(lines[0]) - len(lines[1])}/"
+        f"{len(lines[2])} bytes); the episodes stored so far are kept (--resume continues once "
+        "there is room)"
+    )
+    assert isinstance(caught.value, RunError)
+    assert path.read_bytes() == lines[0] + lines[1]
+    store.append_lines([_line("d")])
+    store.release()
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b", "d"]
+
+
+def test_one_line_that_does_not_fit_stores_nothing_and_leaves_the_file_as_it_was(
+    tmp_path: Path,
+) -> None:
+    store = _store(tmp_path, "a", "b")
+    store.append_lines([_line("a")])
+    before = store.trajectories_path.read_bytes()
+    with _file_size_limit(len(before) + 10), pytest.raises(StoreFull) as caught:
+        store.append_lines([_line("b")])
+    store.release()
+    assert caught.value.stored == 0
+    assert store.trajectories_path.read_bytes() == before
+
+
+def test_a_device_that_is_always_full_is_reported_with_the_systems_reason(tmp_path: Path) -> None:
+    store = _store(tmp_path, "a", "b")
+    store.trajectories_path.symlink_to("/dev/full")
+    with pytest.raises(StoreFull) as caught:
+        store.append_lines([_line("a"), _line("b")])
+    store.release()
+    assert caught.value.stored == 0
+    assert str(caught.value).startswith(
+        f"cannot write {store.trajectories_path}: No space left on device; "
+    )
+
+
+def test_a_trajectories_file_that_cannot_be_opened_is_a_one_line_error(tmp_path: Path) -> None:
+    store = _store(tmp_path, "a")
+    store.trajectories_path.mkdir()
+    with pytest.raises(RunError) as caught:
+        store.append(_traj("a"))
+    store.release()
+    assert str(caught.value) == f"cannot write {store.trajectories_path}: Is a directory"
+
+
+def test_an_episode_over_the_line_limit_is_stored_without_its_steps(tmp_path: Path) -> None:
+    """Its outcome and usage are kept; it ends ``error`` / ``trajectory_too_large`` with a
+    message giving the line's size and the limit; a line at the limit is kept whole."""
+    store = _store(tmp_path, "big", "fits")
+    big = _traj("big", tree={"pad": "z" * 3000})
+    size = len(big.to_json_line().encode("utf-8"))
+    store.max_line = size - 1
+    fits = _traj("fits", tree={"pad": "z" * 30})
+    assert len(fits.to_json_line().encode("utf-8")) <= size - 1
+    store.append(big)
+    store.append(fits)
+    store.release()
+    kept, whole = read_trajectories(store.path)
+    assert whole == fits
+    assert (kept.status, kept.end_reason, kept.tree) == (Status.error, TOO_LARGE, {})
+    assert kept.final_answer == "ok" and kept.usage == big.usage
+    assert [(e.kind, e.message) for e in kept.errors] == [
+        (
+            "agent",
+            f"its trajectory line was {size} bytes, over the limit of {size - 1} "
+            "(MAX_TRAJECTORY_LINE): its steps are not kept",
+        )
+    ]
+    store.max_line = size  # exactly at the limit: whole
+    store.append(big)  # (a second line of a finished episode, read by nobody here)
+    store.close()
+    last = store.trajectories_path.read_bytes().splitlines()[-1]
+    assert json.loads(last)["tree"] == {"pad": "z" * 3000}
+
+
+def test_an_episode_whose_inputs_are_too_large_also_loses_its_prompt(tmp_path: Path) -> None:
+    """When even the record without steps is over the limit, its prompt and functions go too
+    and its answer is cut to 4096 characters; the message says so."""
+    prompt = [Message(role="user", content="x" * 5000)]
+    episode = _traj("a", answer="y" * 5000, prompt=prompt, functions=[{"name": "f" * 3000}])
+    size = len(episode.to_json_line().encode("utf-8"))
+    kept = too_large(episode, size, 6000)
+    assert (kept.prompt, kept.functions, kept.final_answer) == ([], [], "y" * 4096)
+    assert [e.message for e in kept.errors] == [
+        f"its trajectory line was {size} bytes, over the limit of 6000 (MAX_TRAJECTORY_LINE): "
+        "its steps are not kept, nor its prompt"
+    ]
+    none = too_large(episode.model_copy(update={"final_answer": None}), size, 6000)
+    assert none.final_answer is None
+    stepped = episode.model_copy(update={"tree": {"pad": "z" * 3000}})
+    big = len(stepped.to_json_line().encode("utf-8"))
+    fits = too_large(stepped, big, big - 1)  # without its steps it fits: the prompt stays
+    assert fits.prompt == prompt and fits.final_answer == "y" * 5000 and fits.tree == {}
