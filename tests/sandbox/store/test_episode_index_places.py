@@ -79,7 +79,8 @@ def test_each_digest_holds_the_row_and_where_its_line_is(tmp_path: Path) -> None
 
 def test_a_sparse_line_is_digested_with_the_defaults_of_a_trajectory(tmp_path: Path) -> None:
     (tmp_path / PLAIN).write_text(
-        '{"scenario_id": "s", "trial": null, "status": "error", "errors": ["x", {"kind": "infra"}]}\n'
+        '{"scenario_id": "s", "trial": null, "status": "error", '
+        '"errors": ["x", {"kind": "infra"}]}\n'
     )
     (d,) = EpisodeIndex.of(tmp_path).digests
     assert (d.trial, d.status, d.end_reason, d.final_answer, d.steps) == (0, "error", "", None, 0)
