@@ -111,14 +111,14 @@ def test_the_commit_is_that_of_the_checkout_the_package_runs_from(
 
     def failing(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
         calls.append(kwargs)
-        return subprocess.CompletedProcess(args, 128, stdout="", stderr="not a git repository")
+        return subprocess.CompletedProcess(["git"], 128, stdout="", stderr="not a git repository")
 
     monkeypatch.setattr(subprocess, "run", failing)
     assert git_sha() is None
     assert calls[0]["cwd"] == root and calls[0]["timeout"] == 5
 
     def empty(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
-        return subprocess.CompletedProcess(args, 0, stdout="\n", stderr="")
+        return subprocess.CompletedProcess(["git"], 0, stdout="\n", stderr="")
 
     monkeypatch.setattr(subprocess, "run", empty)
     assert git_sha() is None
