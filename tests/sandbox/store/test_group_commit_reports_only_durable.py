@@ -1,0 +1,110 @@
+"""Group commit reports an episode finished only once its line is on disk: of a group cut short
+by a full disk, exactly the lines stored are reported and the run stops on the error; lines
+queued when the appender closes are still written."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from agents.trajectory import Component, Status, Trajectory
+from sandbox.errors import RunError
+from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
+from sandbox.store.config import RunConfig
+from sandbox.store.group_commit import GroupCommit
+from sandbox.store.run_store import StoreFull
+
+
+def _line(task: str) -> bytes:
+    traj = Trajectory(
+        scenario_id=task,
+        agent=Component(name="react"),
+        model=Component(name="reference"),
+        status=Status.answered,
+        final_answer="ok",
+    )
+    return traj.to_json_line().encode()
+
+
+def _store(tmp_path: Path) -> RunStore:
+    episodes = [(t, 0) for t in "abcdef"]
+    manifest = Manifest(
+        run_id="g", config=RunConfig(), suite=SuiteInfo(name="s"), episodes=episodes
+    )
+    return RunStore.create(tmp_path / "runs", manifest)
+
+
+class _RoomForTwo(RunStore):
+    """A disk with room for two lines per group; the first group waits for ``gate``."""
+
+    gate: threading.Event
+    arrived: threading.Event
+
+    def append_lines(self, lines: list[bytes]) -> None:
+        self.arrived.set()
+        assert self.gate.wait(timeout=10)
+        super().append_lines(lines[:2])
+        if len(lines) > 2:
+            raise StoreFull("cannot write trajectories.jsonl: disk full", stored=2)
+
+
+async def test_a_group_cut_short_reports_the_lines_stored_and_stops_the_run(
+    tmp_path: Path,
+) -> None:
+    """While a's group is written, b, c and d queue into the next group; the disk takes two of
+    them: b and c are reported, d is not, and the run's next step raises the error."""
+    store = _store(tmp_path)
+    full = _RoomForTwo(store.path, store.manifest)
+    full.gate, full.arrived = threading.Event(), threading.Event()
+    commit = GroupCommit(full)
+    reported: list[str] = []
+    commit.submit(_line("a"), lambda: reported.append("a"))
+    assert await asyncio.to_thread(full.arrived.wait, 10)
+    for task in "bcd":
+        commit.submit(_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
+    commit.check()  # nothing failed yet
+    full.gate.set()
+    with pytest.raises(RunError, match="disk full"):
+        await commit.drain()
+    with pytest.raises(RunError, match="disk full"):
+        commit.check()
+    with pytest.raises(RunError, match="disk full"):
+        commit.submit(_line("e"), lambda: reported.append("e"))
+    commit.close()
+    full.close()
+    store.release()
+    assert reported == ["a", "b", "c"]
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b", "c"]
+    assert commit.groups == 2  # a's group, then the part of b, c, d that was stored
+
+
+async def test_lines_queued_when_the_appender_closes_are_written(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    commit = GroupCommit(store)
+    reported: list[str] = []
+    for task in "abc":
+        commit.submit(_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
+    await asyncio.to_thread(commit.close)  # blocking: written before it returns
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b", "c"]
+    await asyncio.sleep(0.05)
+    await asyncio.sleep(0)
+    assert reported == ["a", "b", "c"]  # reported in the loop, in order
+    await commit.drain()  # nothing left in flight
+    store.release()
+
+
+def test_an_appender_whose_loop_has_ended_still_writes_what_it_was_given(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    box: dict[str, GroupCommit] = {}
+
+    async def start() -> None:
+        box["commit"] = GroupCommit(store)
+        box["commit"].submit(_line("a"), lambda: None)
+
+    asyncio.run(start())  # the loop is closed when the group's callbacks would run
+    box["commit"].close()
+    store.release()
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a"]
