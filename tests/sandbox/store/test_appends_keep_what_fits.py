@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.trajectory import Component, Message, Status, Trajectory
+from agents.trajectory import Component, ErrorRecord, Message, Node, Status, Trajectory
 from sandbox.errors import RunError
 from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
 from sandbox.store.config import RunConfig
@@ -163,3 +163,43 @@ def test_an_episode_whose_inputs_are_too_large_also_loses_its_prompt(tmp_path: P
     big = len(stepped.to_json_line().encode("utf-8"))
     fits = too_large(stepped, big, big - 1)  # without its steps it fits: the prompt stays
     assert fits.prompt == prompt and fits.final_answer == "y" * 5000 and fits.tree == {}
+
+
+def test_an_episode_stored_without_its_steps_keeps_no_node_path_or_tree() -> None:
+    nodes = [Node(id=0, kind="action"), Node(id=1, parent=0, kind="action")]
+    episode = _traj("a", nodes=nodes, chosen_path=[0, 1], tree={"k": 1})
+    size = len(episode.to_json_line().encode("utf-8"))
+    kept = too_large(episode, size, size - 1)
+    assert (kept.nodes, kept.chosen_path, kept.tree) == ([], [], {})
+    assert (kept.status, kept.end_reason) == (Status.error, TOO_LARGE)
+
+
+def _stripped_size(episode: Trajectory, limit: int) -> int:
+    """The size of the episode's record without its steps, built here from what the record is
+    documented to hold: the outcome, usage and inputs, ended error / trajectory_too_large."""
+    message = (
+        f"its trajectory line was {limit + 1} bytes, over the limit of {limit} "
+        "(MAX_TRAJECTORY_LINE): its steps are not kept"
+    )
+    record = episode.model_copy(
+        update={
+            "status": Status.error,
+            "end_reason": TOO_LARGE,
+            "tree": {},
+            "errors": [ErrorRecord(kind="agent", message=message)],
+        }
+    )
+    return len(record.to_json_line().encode("utf-8"))
+
+
+def test_a_record_without_steps_exactly_at_the_limit_keeps_its_prompt() -> None:
+    """The prompt is dropped only when the record without steps is still over the limit."""
+    prompt = [Message(role="user", content="p" * 3000)]
+    episode = _traj("a", prompt=prompt, tree={"pad": "z" * 5000})
+    limit = _stripped_size(episode, 4000)  # its digits do not change the size: 4 either way
+    assert 1000 <= limit <= 9999
+    assert _stripped_size(episode, limit) == limit
+    kept = too_large(episode, limit + 1, limit)
+    assert kept.prompt == prompt and len(kept.to_json_line().encode("utf-8")) == limit
+    below = too_large(episode, limit, limit - 1)
+    assert below.prompt == []

@@ -164,3 +164,23 @@ def test_what_is_no_trajectories_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(RunError, match="not a regular file"):
         list(iter_trajectories(run / "trajectories.jsonl"))
     assert list(iter_trajectories(tmp_path / "absent.jsonl")) == []
+
+
+def test_a_finished_episode_repeated_after_another_episodes_rerun_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    """Episode a ran again after an infrastructure error (allowed); episode b has two
+    finished lines (refused): the allowed re-run before it does not hide b's."""
+    lines = [
+        _traj("a", infra=True).to_json_line(),
+        _traj("b", answer="one").to_json_line(),
+        _traj("a").to_json_line(),
+        _traj("b", answer="two").to_json_line(),
+    ]
+    run = _run(tmp_path, lines, [("a", 0), ("b", 0)])
+    with pytest.raises(RunError) as caught:
+        read_trajectories(run)
+    assert str(caught.value).startswith(
+        f"{run / 'trajectories.jsonl'}:4: episode 'b' trial 0 is recorded already, finished, at "
+        "line 2;"
+    )

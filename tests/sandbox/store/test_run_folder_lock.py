@@ -148,3 +148,22 @@ def test_a_run_id_must_be_a_folder_directly_in_the_output_folder(tmp_path: Path)
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     with pytest.raises(RunError, match=r"^cannot use the output folder .*loop"):
         run_folder(tmp_path / "loop", "x")
+
+
+def test_the_holders_id_is_read_from_the_first_32_bytes_of_the_lock_file(tmp_path: Path) -> None:
+    """A holder's file is its process id and a newline; bytes after the first 32 (another
+    writer's leftovers) and bytes that are no ASCII never break the message."""
+    holder = RunLock(tmp_path, "r")
+    holder.acquire()
+    assert holder._fd is not None
+    os.pwrite(holder._fd, b"4242" + b" " * 28 + b"junk", 0)
+    other = RunLock(tmp_path, "r")
+    assert other.owner() == 4242
+    with pytest.raises(RunError, match=r"in use by process 4242;"):
+        other.acquire()
+    os.ftruncate(holder._fd, 0)
+    os.pwrite(holder._fd, b"\xff\xfe12\n", 0)
+    assert other.owner() == -1
+    with pytest.raises(RunError, match="in use by process \ufffd\ufffd12;"):
+        other.acquire()
+    holder.release()

@@ -212,3 +212,15 @@ def test_a_lines_episode_is_read_from_its_first_bytes_or_the_whole_line() -> Non
         line_key(b'{"trial": 1}')
     with pytest.raises(ValueError):
         line_key(b"not json")
+
+
+def test_a_skippable_frame_longer_than_one_read_is_passed_over_whole(tmp_path: Path) -> None:
+    """Frames are found across the 1 MiB reads: a skippable frame of 1.5 MiB, then a frame of
+    lines, read at the offset where it starts."""
+    payload = b"\x00" * (3 << 19)
+    skip = (0x184D2A50).to_bytes(4, "little") + len(payload).to_bytes(4, "little") + payload
+    real = zstandard.ZstdCompressor().compress(b"after\n")
+    path = tmp_path / COMPRESSED
+    path.write_bytes(skip + real)
+    assert [(b.offset, b.data) for b in blocks(path)] == [(len(skip), b"after\n")]
+    assert _end(path, True) == len(skip + real)
