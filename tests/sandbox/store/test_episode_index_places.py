@@ -4,6 +4,8 @@ a compressed run) as it grows, shrinks or starts compressed."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ import pytest
 from agents.trajectory import Component, EpisodeUsage, ErrorRecord, Node, Status, Trajectory
 from sandbox.errors import RunError
 from sandbox.store import EpisodeIndex
-from sandbox.store.trajectory_file import COMPRESSED, PLAIN, FrameWriter
+from sandbox.store import episode_index as episode_index_module
+from sandbox.store.trajectory_file import COMPRESSED, PLAIN, Block, FrameWriter
 
 
 def _traj(task: str, trial: int = 0, *, steps: int = 0, infra: bool = False) -> Trajectory:
@@ -81,10 +84,12 @@ def test_a_sparse_line_is_digested_with_the_defaults_of_a_trajectory(tmp_path: P
     (tmp_path / PLAIN).write_text(
         '{"scenario_id": "s", "trial": null, "status": "error", '
         '"errors": ["x", {"kind": "infra"}]}\n'
+        '{"scenario_id": "t", "trial": 1, "status": null}\n'
     )
-    (d,) = EpisodeIndex.of(tmp_path).digests
+    d, bare = EpisodeIndex.of(tmp_path).digests
     assert (d.trial, d.status, d.end_reason, d.final_answer, d.steps) == (0, "error", "", None, 0)
     assert d.usage == EpisodeUsage() and d.infra_error
+    assert (bare.status, bare.infra_error) == ("", False)
 
 
 def test_a_compressed_run_is_indexed_by_frame_and_read_back_one_episode_at_a_time(
@@ -120,3 +125,42 @@ def test_a_line_whose_episode_is_found_but_is_no_json_is_named_when_read(tmp_pat
         _ = index.digests
     with pytest.raises(RunError, match=r"trajectories.jsonl:1: not a valid trajectory"):
         index.trajectory(("a", 0))
+
+
+def test_a_replaced_file_is_indexed_again_even_when_it_grew(tmp_path: Path) -> None:
+    """A resume compacts the file and writes it anew (another inode): whatever its size, the
+    index is rebuilt from the new file, never continued at the old one's offset."""
+    file = tmp_path / PLAIN
+    file.write_bytes(_line(_traj("a")))
+    index = EpisodeIndex.of(tmp_path)
+    assert index.keys == [("a", 0)]
+    new = tmp_path / "new.jsonl"
+    new.write_bytes(b"".join(_line(_traj(t)) for t in "xyz"))
+    os.replace(new, file)
+    assert index.refresh().keys == [("x", 0), ("y", 0), ("z", 0)]
+    z = index.trajectory(("z", 0))
+    assert z is not None and (z.scenario_id, z.final_answer) == ("z", "answer z")
+
+
+def test_a_refresh_reads_only_the_bytes_appended_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / PLAIN
+    first = _line(_traj("a"))
+    file.write_bytes(first)
+    reads: list[int] = []
+    real = episode_index_module.blocks
+
+    def counted(path: Path, start: int = 0) -> Iterator[Block]:
+        reads.append(start)
+        return real(path, start)
+
+    monkeypatch.setattr(episode_index_module, "blocks", counted)
+    index = EpisodeIndex.of(tmp_path)
+    digest = index.get(("a", 0))
+    index.refresh()  # nothing appended: nothing read, the digest made is kept
+    assert reads == [0] and index.get(("a", 0)) is digest
+    with file.open("ab") as fh:
+        fh.write(_line(_traj("b")))
+    assert index.refresh().keys == [("a", 0), ("b", 0)]
+    assert reads == [0, len(first)] and index.get(("a", 0)) is digest

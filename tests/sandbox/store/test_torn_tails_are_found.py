@@ -157,6 +157,8 @@ def test_a_plain_files_torn_tail_starts_after_its_last_newline(tmp_path: Path) -
     assert _end(path, False) == 11
     path.write_bytes(b"\n" + b"y" * 65_535)  # the newline is the first byte of the last read
     assert _end(path, False) == 1
+    path.write_bytes(b"\n" + b"y" * 65_536)  # ... of a read of one byte, after a full one
+    assert _end(path, False) == 1
     path.write_bytes(b"y" * 65_536 + b"\n" + b"z")
     assert _end(path, False) == 65_537
 
@@ -173,6 +175,12 @@ def test_a_plain_file_is_read_as_blocks_of_whole_lines_from_any_line(tmp_path: P
     assert all(b.data.endswith(b"\n") and b.size == len(b.data) for b in found)
     assert [b.data for b in blocks(path, start=len(b"a\n" + long))] == [b"b\n"]
     assert list(iter_lines(path)) == [b"a\n", long, b"b\n"]
+    content = b"a\n" + long + b"b\n" + long + b"c\n" + b"torn"
+    path.write_bytes(content)
+    found = list(blocks(path))
+    assert len(found) >= 3
+    assert [content[b.offset : b.end] for b in found] == [b.data for b in found]
+    assert b"".join(b.data for b in found) == content.removesuffix(b"torn")
     assert list(blocks(tmp_path / "absent.jsonl")) == []
     with path.open("rb") as fh:
         assert read_block(fh, False, 2 + len(long), 2) == b"b\n"
