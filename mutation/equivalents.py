@@ -84,6 +84,146 @@ _OVERLAY = "mock_tools.overlay"
 _REPLAY = "sandbox.replay.replay"
 _DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
 
+
+_RUN_STORE = "sandbox.store.run_store"
+_TRAJECTORY_FILE = "sandbox.store.trajectory_file"
+_CODEC_CASE = "Python looks codec names up in any letter case: the same codec"
+_RE_READ = (
+    "latest_lines has read every line of the file with the same max_line before and refused any "
+    "over it, so the lines read again are all within max_line, hence within the default "
+    "(MAX_TRAJECTORY_LINE, the largest limit any caller passes): the same lines, the same parse"
+)
+_FAST_PATH = (
+    "the one-byte check is a shortcut for a file that ends with a newline; when it misses, the "
+    "backward scan that follows finds the same last newline (at size - 1): the same end"
+)
+_SKIP_SHORT = (
+    "with fewer than 8 bytes after pos the size field is not all there: either branch ends the "
+    "frame past the buffer (None, read more), and a whole empty skippable frame ending the "
+    "buffer holds no lines: reading on from it or reading more finds the same frames"
+)
+
+
+def _codec_case(module: str, function: str, line: str, codec: str) -> Equivalent:
+    return Equivalent(
+        module, function, (line,), (line.replace(f'"{codec}"', f'"{codec.upper()}"'),), _CODEC_CASE
+    )
+
+
+STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
+    _codec_case("sandbox.store.config", "read_prompt_file", 'text = data.decode("utf-8")', "utf-8"),
+    _codec_case(
+        "sandbox.store.lock",
+        "RunLock.owner",
+        'text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()',
+        "ascii",
+    ),
+    _codec_case(
+        _RUN_STORE,
+        "RunStore.append",
+        'self.append_lines([trajectory.to_json_line().encode("utf-8")])',
+        "utf-8",
+    ),
+    _codec_case(
+        _RUN_STORE,
+        "write_new",
+        'fh.write(data.encode("utf-8") if isinstance(data, str) else data)',
+        "utf-8",
+    ),
+    Equivalent(
+        "sandbox.store.error_text",
+        "first_error",
+        ("err = e.errors(include_url=False)[0]",),
+        ("err = e.errors(include_url=True)[0]",),
+        "only the error's loc and msg are read; the url entry it adds is never used",
+    ),
+    *(
+        Equivalent(
+            "sandbox.store.config_upgrade",
+            "_legacy_path",
+            ('head = renamed.split(".", 1)[0]',),
+            (after,),
+            "every RENAMED value is section.field, one dot: its first part is the same however "
+            "the value is split",
+        )
+        for after in (
+            'head = renamed.split(".", 2)[0]',
+            'head = renamed.split(".", )[0]',
+            'head = renamed.rsplit(".", 1)[0]',
+        )
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "_check_ran_again",
+        ("for lineno, line in enumerate(_whole_lines(file, max_line), 1):",),
+        ("for lineno, line in enumerate(_whole_lines(file, ), 1):",),
+        _RE_READ,
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "_check_ran_again",
+        ('if needs_rerun(parse_trajectory_line(line, f"{file}:{lineno}", max_line)):',),
+        ('if needs_rerun(parse_trajectory_line(line, f"{file}:{lineno}", )):',),
+        _RE_READ,
+    ),
+    *(
+        Equivalent(
+            _TRAJECTORY_FILE,
+            "_last_newline_end",
+            ('if os.pread(fd, 1, size - 1) == b"\\n":',),
+            (after,),
+            _FAST_PATH,
+        )
+        for after in (
+            'if os.pread(fd, 2, size - 1) == b"\\n":',
+            'if os.pread(fd, 1, size + 1) == b"\\n":',
+            'if os.pread(fd, 1, size - 1) == b"XX\\nXX":',
+        )
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_last_newline_end",
+        ("start = max(0, end - 65536)",),
+        ("start = max(0, end - 65537)",),
+        "the size of each backward read: the scan finds the same last newline with reads of any "
+        "size",
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_last_newline_end",
+        ('nl = os.pread(fd, end - start, start).rfind(b"\\n")',),
+        ('nl = os.pread(fd, end + start, start).rfind(b"\\n")',),
+        "the longer read also covers bytes from end on, which earlier reads (or the shortcut) "
+        "found to hold no newline: the same last newline",
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_skippable",
+        ('magic = int.from_bytes(buf[pos : pos + 4], "little")',),
+        ('magic = int.from_bytes(buf[pos : pos + 5], "little")',),
+        "a fifth byte adds bits 32-39, which the 32-bit mask of the magic check clears",
+    ),
+    *(
+        Equivalent(
+            _TRAJECTORY_FILE, "_skippable", ("if len(buf) - pos < 8:",), (after,), _SKIP_SHORT
+        )
+        for after in (
+            "if len(buf) + pos < 8:",
+            "if len(buf) - pos <= 8:",
+            "if len(buf) - pos < 9:",
+        )
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_skippable",
+        ("return end if end <= len(buf) else None",),
+        ("return end if end < len(buf) else None",),
+        "a skippable frame ending exactly at the end of the buffer holds no lines: taking it now "
+        "or after reading more (or at the end of the file) finds the same frames",
+    ),
+)
+
+
 EQUIVALENTS: tuple[Equivalent, ...] = (
     *_sql_case(
         _OVERLAY, "OverlayStore.__init__", "self._db.execute(", "PRAGMA journal_mode=WAL", ")"
@@ -286,6 +426,7 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         )
         for after in ("Measure(n=0)", "Measure(value=None, )")
     ),
+    *STORE_EQUIVALENTS,
 )
 
 
