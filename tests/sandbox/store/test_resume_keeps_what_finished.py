@@ -15,7 +15,7 @@ from agents.trajectory import Component, EpisodeUsage, ErrorRecord, Status, Traj
 from sandbox.errors import RunError
 from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
 from sandbox.store.config import RunConfig
-from sandbox.store.run_store import write_atomic, write_lines_atomic, write_new
+from sandbox.store.run_store import needs_rerun, write_atomic, write_lines_atomic, write_new
 from sandbox.store.trajectory_file import iter_lines
 
 
@@ -191,3 +191,28 @@ def test_lines_given_out_of_order_are_written_in_their_places(tmp_path: Path, na
     with pytest.raises(RunError, match="changed while it was rewritten"):
         write_lines_atomic(path, iter([(0, "a\n"), (1, "b\n")]), 1)
     assert [x.decode() for x in iter_lines(path)] == texts  # a refused rewrite changes nothing
+
+
+def test_only_an_error_of_the_infrastructure_or_the_harness_runs_an_episode_again() -> None:
+    """An agent's error finished the episode; an answered episode whose model call was retried
+    after an infrastructure error finished too."""
+    assert needs_rerun(_traj("a", error="infra")) and needs_rerun(_traj("a", error="internal"))
+    assert not needs_rerun(_traj("a", error="agent"))
+    retried = _traj("a").model_copy(update={"errors": [ErrorRecord(kind="infra", message="x")]})
+    assert not needs_rerun(retried)
+
+
+def test_a_store_used_as_a_context_closes_its_file_and_reads_what_it_wrote(
+    tmp_path: Path,
+) -> None:
+    store = _store(tmp_path, "a", "b")
+    store.release()
+    with RunStore.open(store.path) as opened:
+        opened.append(_traj("a"))
+        opened.append(_traj("b"))
+        assert opened._fd is not None
+        assert [t.scenario_id for t in opened.trajectories()] == ["a", "b"]
+        assert opened.listed() == {("a", 0), ("b", 0)}
+    assert opened._fd is None
+    opened.close()  # closing twice is harmless
+    assert opened.trajectories_path == store.path / "trajectories.jsonl"
