@@ -108,3 +108,17 @@ def test_an_appender_whose_loop_has_ended_still_writes_what_it_was_given(tmp_pat
     box["commit"].close()
     store.release()
     assert [t.scenario_id for t in read_trajectories(store.path)] == ["a"]
+
+
+async def test_the_writer_is_a_daemon_thread_named_for_a_stack_dump(tmp_path: Path) -> None:
+    """A run that dies without closing its appender is not kept alive by it, and a dump of a
+    stuck run's threads names it; closing it ends the thread."""
+    store = _store(tmp_path)
+    commit = GroupCommit(store)
+    writers = [t for t in threading.enumerate() if t.name == "group-commit"]
+    assert len(writers) == 1 and writers[0].daemon and writers[0].is_alive()
+    assert commit.groups == 0
+    await commit.drain()  # nothing submitted: returns at once
+    commit.close()
+    assert not writers[0].is_alive()
+    store.release()
