@@ -110,6 +110,14 @@ def _codec_case(module: str, function: str, line: str, codec: str) -> Equivalent
     )
 
 
+_SPLIT_FIRST = "the first part of a split is the same whatever the most splits"
+_SPLIT_LAST = "the last part of an rsplit is the same whatever the most splits"
+_PLAIN_PLACE = (
+    "a plain file's line is read back from its offset and length alone; the size and start of "
+    "its place are read for a compressed file's frame only"
+)
+
+
 STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
     _codec_case("sandbox.store.config", "read_prompt_file", 'text = data.decode("utf-8")', "utf-8"),
     _codec_case(
@@ -220,6 +228,89 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         ("return end if end < len(buf) else None",),
         "a skippable frame ending exactly at the end of the buffer holds no lines: taking it now "
         "or after reading more (or at the end of the file) finds the same frames",
+    ),
+    _codec_case(
+        "sandbox.store.manifest",
+        "make_run_id",
+        '(config.model_dump_json() + when.isoformat()).encode("utf-8")',
+        "utf-8",
+    ),
+    *(
+        Equivalent("sandbox.store.manifest", "_model_slug", (before,), (after,), why)
+        for before, after, why in (
+            (
+                'if "@" in name and ":" in name.split("@", 1)[0]:',
+                'if "@" in name and ":" in name.split("@", )[0]:',
+                _SPLIT_FIRST,
+            ),
+            (
+                'if "@" in name and ":" in name.split("@", 1)[0]:',
+                'if "@" in name and ":" in name.split("@", 2)[0]:',
+                _SPLIT_FIRST,
+            ),
+            (
+                'name = name.split("@", 1)[0].split(":", 1)[1]',
+                'name = name.split("@", )[0].split(":", 1)[1]',
+                _SPLIT_FIRST,
+            ),
+            (
+                'name = name.split("@", 1)[0].split(":", 1)[1]',
+                'name = name.split("@", 2)[0].split(":", 1)[1]',
+                _SPLIT_FIRST,
+            ),
+            (
+                'return _slug(name.rsplit("/", 1)[-1])',
+                'return _slug(name.rsplit("/", )[-1])',
+                _SPLIT_LAST,
+            ),
+            (
+                'return _slug(name.rsplit("/", 1)[-1])',
+                'return _slug(name.rsplit("/", 2)[-1])',
+                _SPLIT_LAST,
+            ),
+        )
+    ),
+    *(
+        Equivalent(
+            _TRAJECTORY_FILE,
+            "_frame_end",
+            ("if len(buf) - pos < 8:",),
+            (after,),
+            "the smallest zstd frame takes 9 bytes (magic, descriptor, one header byte, a block "
+            "header): with 8 a frame's header walk runs out of bytes (None, read more) as the "
+            "shortcut does, and other bytes go to the skippable check either way",
+        )
+        for after in ("if len(buf) - pos <= 8:", "if len(buf) - pos < 9:")
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_frame_end",
+        ("if at + 3 > len(buf):",),
+        ("if at - 3 > len(buf):",),
+        "a block header cut by the end of the buffer is then read in part: its type bits are "
+        "in its first byte (never the reserved type in a frame zstd wrote), and the end it "
+        "leads to is past the buffer, so the frame is still unfinished (None)",
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "_frames",
+        ("if end > pos and buf[pos : pos + 4] == _MAGIC:",),
+        ("if end >= pos and buf[pos : pos + 4] == _MAGIC:",),
+        "a frame is never empty: _frame_end returns an end past pos (at least the header), so "
+        "end == pos never happens",
+    ),
+    *(
+        Equivalent(
+            "sandbox.store.episode_index",
+            "EpisodeIndex.refresh",
+            ("block.offset + start, stop - start, 0, stop - start, self._lines",),
+            (after,),
+            _PLAIN_PLACE,
+        )
+        for after in (
+            "block.offset + start, stop + start, 0, stop - start, self._lines",
+            "block.offset + start, stop - start, 1, stop - start, self._lines",
+        )
     ),
 )
 

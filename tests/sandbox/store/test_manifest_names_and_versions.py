@@ -32,6 +32,10 @@ def _digest(config: RunConfig, when: datetime) -> str:
         ("pkg.mod:My_Agent", "org/sub/Model", "pkg.mod-my-agent-model"),
         ("react", "openai:x@y", "react-x"),
         ("react", "alias@notes", "react-alias-notes"),  # no kind before the @: a plain name
+        ("react", "alias@v2:beta", "react-alias-v2-beta"),  # a colon after the @ only
+        ("react", "openai:org:m@http://h/v1", "react-org-m"),  # the kind ends at the first colon
+        ("react", "openai:m@http://u@h/v1", "react-m"),  # the URL starts at the first @
+        ("Xagent", "X-model", "xagent-x-model"),
     ],
 )
 def test_a_run_id_is_the_time_the_agent_the_model_and_a_config_digest(

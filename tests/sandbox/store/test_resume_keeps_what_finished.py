@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,7 @@ def test_a_run_cut_off_while_scoring_is_completed_only_when_every_episode_finish
     assert opened.complete_if_finished()
     again = RunStore.open(store.path).manifest
     assert again.status == "completed" and again.ended_at is not None
+    assert again.ended_at.utcoffset() == timedelta(0)  # a UTC time, as every other
     assert not RunStore.open(store.path).complete_if_finished()  # already completed
 
 

@@ -112,6 +112,7 @@ def test_skippable_frames_are_passed_over_and_hold_no_lines(tmp_path: Path) -> N
     [
         (b"\x00\x01\x02\x03\x04\x05\x06\x07\x08", "bad magic number"),
         (b"\x00\x01\x02\x03\x04", "bad magic number"),  # too short for a skippable frame's size
+        (b"\x00\x01\x02\x03", "bad magic number"),  # four bytes: enough to tell
         (MAGIC + b"\x20\x00" + (7).to_bytes(3, "little"), "reserved block type"),
     ],
 )
@@ -232,3 +233,8 @@ def test_a_skippable_frame_longer_than_one_read_is_passed_over_whole(tmp_path: P
     path.write_bytes(skip + real)
     assert [(b.offset, b.data) for b in blocks(path)] == [(len(skip), b"after\n")]
     assert _end(path, True) == len(skip + real)
+    first = zstandard.ZstdCompressor().compress(b"before\n")
+    path.write_bytes(first + skip + real)  # the frame over the read starts inside the first
+    found = [(b.offset, b.data) for b in blocks(path)]
+    assert found == [(0, b"before\n"), (len(first + skip), b"after\n")]
+    assert _end(path, True) == len(first + skip + real)
