@@ -229,6 +229,48 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         "a skippable frame ending exactly at the end of the buffer holds no lines: taking it now "
         "or after reading more (or at the end of the file) finds the same frames",
     ),
+    *(
+        Equivalent(
+            _RUN_STORE,
+            "RunStore.compact",
+            (f"for lineno, traj in iter_trajectories(file, self.max_line){end}",),
+            (f"for lineno, traj in iter_trajectories(file, ){end}",),
+            "compact's latest_lines has read every line with the store's max_line and refused "
+            "any over it, so the lines read again are all within it, hence within the default "
+            "(MAX_TRAJECTORY_LINE, which a store's limit never exceeds): the same lines",
+        )
+        for end in (":", "")
+    ),
+    _codec_case(
+        _RUN_STORE,
+        "write_lines_atomic",
+        'pending.append(waiting.pop(at).encode("utf-8"))',
+        "utf-8",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "write_lines_atomic",
+        ("if sum(map(len, pending)) >= _FRAME_BYTES or not frames.compressed:",),
+        ("if sum(map(len, pending)) >= _FRAME_BYTES and not frames.compressed:",),
+        "a plain file's lines are then written in larger pieces (or at the end): the bytes of "
+        "the file are the same; a compressed file's frames are cut as before",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "write_lines_atomic",
+        ("if sum(map(len, pending)) >= _FRAME_BYTES or not frames.compressed:",),
+        ("if sum(map(len, pending)) > _FRAME_BYTES or not frames.compressed:",),
+        "frames are of about _FRAME_BYTES: lines summing to exactly 256 KiB end a frame or "
+        "join the next; either way the file holds the same lines in the same order",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "RunStore.suite_path",
+        ("candidates = [Path(recorded)] if Path(recorded).is_absolute() else bases",),
+        ("candidates = [Path(recorded)] if (Path(recorded).is_absolute()) and False else bases",),
+        "joining an absolute path to any base gives the absolute path itself: the same "
+        "candidates, each tried more than once",
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",

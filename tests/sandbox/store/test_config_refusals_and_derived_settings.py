@@ -174,8 +174,11 @@ def test_a_flat_update_of_a_field_that_does_not_exist_is_refused_naming_it() -> 
         RunConfig().model_copy(update={"run_id": "r", "out": "o", "seed": 2})
     assert caught.value.args[0] == "RunConfig has no field out, run_id: use with_values(paths)"
     assert RunConfig().model_copy(update={"seed": 2}).seed == 2
-    deep = RunConfig(tasks=["a"]).model_copy(deep=True)
-    assert deep.tasks == ["a"]
+    config = RunConfig(tasks=["a"])
+    shallow = config.model_copy(update={"seed": 2})  # as pydantic's: shared, unless deep
+    assert shallow.tasks is config.tasks and shallow.budget is config.budget
+    deep = config.model_copy(deep=True)
+    assert deep.tasks == ["a"] and deep.tasks is not config.tasks
 
 
 def test_an_mcp_run_recorded_into_a_suite_reruns_offline_from_that_suite() -> None:

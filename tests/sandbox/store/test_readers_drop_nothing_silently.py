@@ -110,6 +110,8 @@ def test_a_line_over_the_limit_is_refused_and_a_torn_tail_is_not(tmp_path: Path)
         "trajectory may take (MAX_TRAJECTORY_LINE)"
     )
     file = run / "trajectories.jsonl"
+    with pytest.raises(RunError, match=rf"trajectories.jsonl:1: a line of {size} bytes, over"):
+        list(iter_trajectories(file, max_line=size - 1))  # each line read on its own too
     file.write_text(line + "x" * (size + 5))  # a second line too long, never finished
     with pytest.raises(RunError) as caught:
         list(iter_trajectories(file, max_line=size))

@@ -17,7 +17,7 @@ from sandbox.errors import RunError
 from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
 from sandbox.store.config import RunConfig
 from sandbox.store.run_store import needs_rerun, write_atomic, write_lines_atomic, write_new
-from sandbox.store.trajectory_file import iter_lines
+from sandbox.store.trajectory_file import blocks, iter_lines
 
 
 def _traj(task: str, *, cost: float = 0.0, error: str | None = None) -> Trajectory:
@@ -218,3 +218,33 @@ def test_a_store_used_as_a_context_closes_its_file_and_reads_what_it_wrote(
     assert opened._fd is None
     opened.close()  # closing twice is harmless
     assert opened.trajectories_path == store.path / "trajectories.jsonl"
+
+
+def test_a_compressed_rewrite_holds_frames_of_many_lines_not_one_per_line(tmp_path: Path) -> None:
+    """Lines are gathered into frames of about 256 KiB (four lines of 200 KB: two frames of
+    two, given in order; one frame when the first comes last), never a frame per line."""
+    path = tmp_path / "t.jsonl.zst"
+    texts = [f"line {i} " + "x" * 200_000 + "\n" for i in range(4)]
+    write_lines_atomic(path, iter(enumerate(texts)), 4)
+    assert [b.data.count(b"\n") for b in blocks(path)] == [2, 2]
+    write_lines_atomic(path, iter([(2, texts[2]), (0, texts[0]), (3, texts[3]), (1, texts[1])]), 4)
+    assert [b.data.count(b"\n") for b in blocks(path)] == [4]
+
+
+def test_compaction_refuses_the_first_bad_line_in_file_order(tmp_path: Path) -> None:
+    """With the store's line limit lowered, a line over it is refused as the readers refuse it,
+    before a later line of an episode the manifest does not list."""
+    store = _store(tmp_path, "a", "b" * 20)
+    store.append(_traj("a"))
+    store.append(_traj("b" * 20))
+    store.append(_traj("zz"))
+    store.close()
+    lines = store.trajectories_path.read_bytes().splitlines()
+    store.max_line = len(lines[1]) - 1
+    with pytest.raises(RunError) as caught:
+        store.compact()
+    store.release()
+    assert str(caught.value) == (
+        f"{store.trajectories_path}:2: a line of {len(lines[1])} bytes, over the "
+        f"{len(lines[1]) - 1} bytes a trajectory may take (MAX_TRAJECTORY_LINE)"
+    )
