@@ -110,6 +110,10 @@ def _codec_case(module: str, function: str, line: str, codec: str) -> Equivalent
     )
 
 
+_EXTRA_IGNORED = (
+    "Budget ignores fields it does not declare (pydantic's default), so the run's max_run_cost "
+    "or a task's agent_options given to it change nothing: the same Budget"
+)
 _SPLIT_FIRST = "the first part of a split is the same whatever the most splits"
 _SPLIT_LAST = "the last part of an rsplit is the same whatever the most splits"
 _PLAIN_PLACE = (
@@ -270,6 +274,41 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         ("candidates = [Path(recorded)] if (Path(recorded).is_absolute()) and False else bases",),
         "joining an absolute path to any base gives the absolute path itself: the same "
         "candidates, each tried more than once",
+    ),
+    Equivalent(
+        "sandbox.store.config",
+        "BudgetConfig.episode_budget",
+        ("return Budget(**self.model_dump(include=set(Budget.model_fields)))",),
+        ("return Budget(**self.model_dump(include=None))",),
+        _EXTRA_IGNORED,
+    ),
+    *(
+        Equivalent(
+            "sandbox.store.config",
+            "RunConfig.budget_for",
+            ('values.update(own.model_dump(exclude={"agent_options"}, exclude_none=True))',),
+            (after,),
+            _EXTRA_IGNORED,
+        )
+        for after in (
+            "values.update(own.model_dump(exclude=None, exclude_none=True))",
+            "values.update(own.model_dump(exclude_none=True))",
+            'values.update(own.model_dump(exclude={"XXagent_optionsXX"}, exclude_none=True))',
+        )
+    ),
+    *(
+        Equivalent(
+            "sandbox.store.manifest",
+            "git_sha",
+            before,
+            after,
+            "a failing git is None either way: check=True raises CalledProcessError, a "
+            "SubprocessError the function catches, and check=False is run's default",
+        )
+        for before, after in (
+            (("check=False,", ")"), (")",)),
+            (("check=False,",), ("check=True,",)),
+        )
     ),
     _codec_case(
         "sandbox.store.manifest",
