@@ -294,6 +294,7 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
             "values.update(own.model_dump(exclude=None, exclude_none=True))",
             "values.update(own.model_dump(exclude_none=True))",
             'values.update(own.model_dump(exclude={"XXagent_optionsXX"}, exclude_none=True))',
+            'values.update(own.model_dump(exclude={"AGENT_OPTIONS"}, exclude_none=True))',
         )
     ),
     *(
@@ -308,6 +309,20 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         for before, after in (
             (("check=False,", ")"), (")",)),
             (("check=False,",), ("check=True,",)),
+        )
+    ),
+    *(
+        Equivalent(
+            "sandbox.store.selection",
+            "select_tasks",
+            ("near = process.extract(unmatched[0][:200], ids, scorer=fuzz.WRatio, limit=5)",),
+            (after,),
+            "rapidfuzz's process.extract defaults to scorer=WRatio and limit=5: the argument "
+            "left out is its default",
+        )
+        for after in (
+            "near = process.extract(unmatched[0][:200], ids, limit=5)",
+            "near = process.extract(unmatched[0][:200], ids, scorer=fuzz.WRatio, )",
         )
     ),
     _codec_case(

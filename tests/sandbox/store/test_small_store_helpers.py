@@ -186,3 +186,17 @@ def test_the_collector_is_off_only_inside_a_bulk_job_that_switched_it_off() -> N
     with paused_gc(False):
         assert gc.isenabled()
     assert gc.isenabled()
+
+
+def test_the_closest_ids_are_the_five_nearest_to_the_patterns_first_200_characters() -> None:
+    """At most five ids are offered; a very long pattern is compared by its first 200
+    characters (what is past them neither costs time nor changes the ids offered)."""
+    tasks = _tasks(*(f"flight_{i}" for i in range(7)))
+    with pytest.raises(ConfigError) as caught:
+        select_tasks(tasks, ["flight_x"])
+    assert len(str(caught.value).split("closest task ids: ")[1].split(", ")) == 5
+    pattern = "q" * 199 + "ba"
+    with pytest.raises(ConfigError) as caught:
+        select_tasks(_tasks("ab", "ba"), [pattern])
+    # by its first 200 characters, "q" * 199 + "b", the id starting with b is not nearer
+    assert str(caught.value) == f"no task matches {pattern}; closest task ids: ab, ba"
