@@ -325,6 +325,13 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
             "near = process.extract(unmatched[0][:200], ids, scorer=fuzz.WRatio, )",
         )
     ),
+    Equivalent(
+        "sandbox.store.config",
+        "RunConfig.run_faults",
+        ("kinds=list(FAULT_KINDS),",),
+        (),
+        "FaultConfig's kinds default to list(FAULT_KINDS): the argument left out is its default",
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",
