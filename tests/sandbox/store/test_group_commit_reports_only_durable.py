@@ -37,6 +37,12 @@ def _store(tmp_path: Path) -> RunStore:
     return RunStore.create(tmp_path / "runs", manifest)
 
 
+async def _drained(commit: GroupCommit) -> None:
+    """``drain``, bounded: an appender that never reports its lines fails the test instead of
+    hanging it (the bound is far above the milliseconds a drain takes)."""
+    await asyncio.wait_for(commit.drain(), timeout=30)
+
+
 class _RoomForTwo(RunStore):
     """A disk with room for two lines per group; the first group waits for ``gate``."""
 
@@ -68,7 +74,7 @@ async def test_a_group_cut_short_reports_the_lines_stored_and_stops_the_run(
     commit.check()  # nothing failed yet
     full.gate.set()
     with pytest.raises(RunError, match="disk full"):
-        await commit.drain()
+        await _drained(commit)
     with pytest.raises(RunError, match="disk full"):
         commit.check()
     with pytest.raises(RunError, match="disk full"):
@@ -92,7 +98,7 @@ async def test_lines_queued_when_the_appender_closes_are_written(tmp_path: Path)
     await asyncio.sleep(0.05)
     await asyncio.sleep(0)
     assert reported == ["a", "b", "c"]  # reported in the loop, in order
-    await commit.drain()  # nothing left in flight
+    await _drained(commit)  # nothing left in flight
     store.release()
 
 
@@ -119,7 +125,7 @@ async def test_the_writer_is_a_daemon_thread_named_for_a_stack_dump(tmp_path: Pa
     writers = list(set(threading.enumerate()) - before)
     assert [(t.name, t.daemon, t.is_alive()) for t in writers] == [("group-commit", True, True)]
     assert commit.groups == 0
-    await commit.drain()  # nothing submitted: returns at once
+    await _drained(commit)  # nothing submitted: returns at once
     commit.close()
     assert not writers[0].is_alive()
     store.release()
