@@ -102,18 +102,38 @@ async def test_lines_queued_when_the_appender_closes_are_written(tmp_path: Path)
     store.release()
 
 
+class _Gated(RunStore):
+    """A store whose first append waits for ``gate``."""
+
+    gate: threading.Event
+    arrived: threading.Event
+
+    def append_lines(self, lines: list[bytes]) -> None:
+        self.arrived.set()
+        assert self.gate.wait(timeout=10)
+        super().append_lines(lines)
+
+
 def test_an_appender_whose_loop_has_ended_still_writes_what_it_was_given(tmp_path: Path) -> None:
+    """The run's loop ended while a group was being written (a run cut off): nobody waits for
+    its report any more, and the writer goes on to write the next group."""
     store = _store(tmp_path)
+    gated = _Gated(store.path, store.manifest)
+    gated.gate, gated.arrived = threading.Event(), threading.Event()
     box: dict[str, GroupCommit] = {}
 
     async def start() -> None:
-        box["commit"] = GroupCommit(store)
+        box["commit"] = GroupCommit(gated)
         box["commit"].submit(_line("a"), lambda: None)
+        assert await asyncio.to_thread(gated.arrived.wait, 10)  # a is being written
+        box["commit"].submit(_line("b"), lambda: None)  # the next group
 
-    asyncio.run(start())  # the loop is closed when the group's callbacks would run
+    asyncio.run(start())  # the loop is closed when the groups' reports would run
+    gated.gate.set()
     box["commit"].close()
+    gated.close()
     store.release()
-    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a"]
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b"]
 
 
 async def test_the_writer_is_a_daemon_thread_named_for_a_stack_dump(tmp_path: Path) -> None:
