@@ -11,35 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_episodes import episode, episode_line, new_run
 
-from agents.trajectory import Component, ErrorRecord, Message, Node, Status, Trajectory
+from agents.trajectory import ErrorRecord, Message, Node, Status, Trajectory
 from sandbox.errors import RunError
-from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
-from sandbox.store.config import RunConfig
+from sandbox.store import read_trajectories
 from sandbox.store.run_store import TOO_LARGE, StoreFull, too_large
-
-
-def _traj(task: str, answer: str = "ok", **kw: object) -> Trajectory:
-    return Trajectory(
-        scenario_id=task,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.answered,
-        final_answer=answer,
-        **kw,
-    )
-
-
-def _line(task: str) -> bytes:
-    return _traj(task).to_json_line().encode("utf-8")
-
-
-def _store(tmp_path: Path, *tasks: str) -> RunStore:
-    episodes = [(t, 0) for t in tasks]
-    manifest = Manifest(
-        run_id="r", config=RunConfig(), suite=SuiteInfo(name="s"), episodes=episodes
-    )
-    return RunStore.create(tmp_path / "runs", manifest)
 
 
 @contextlib.contextmanager
@@ -62,8 +39,8 @@ def test_a_group_on_a_full_disk_keeps_the_whole_lines_that_fit_and_says_how_many
     """Three lines where two fit: the group's single write fails and is cut back, the lines
     are then written one by one, two are stored whole, the third is not begun, and the error
     says so; once there is room the run appends after them."""
-    store = _store(tmp_path, "a", "b", "c", "d")
-    lines = [_line("a"), _line("b"), _line("c")]
+    store = new_run(tmp_path, "a", "b", "c", "d")
+    lines = [episode_line("a"), episode_line("b"), episode_line("c")]
     room = len(lines[0]) + len(lines[1]) + len(lines[2]) // 2
     with _file_size_limit(room), pytest.raises(StoreFull) as caught:
         store.append_lines(lines)
@@ -76,7 +53,7 @@ def test_a_group_on_a_full_disk_keeps_the_whole_lines_that_fit_and_says_how_many
     )
     assert isinstance(caught.value, RunError)
     assert path.read_bytes() == lines[0] + lines[1]
-    store.append_lines([_line("d")])
+    store.append_lines([episode_line("d")])
     store.release()
     assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b", "d"]
 
@@ -84,21 +61,21 @@ def test_a_group_on_a_full_disk_keeps_the_whole_lines_that_fit_and_says_how_many
 def test_one_line_that_does_not_fit_stores_nothing_and_leaves_the_file_as_it_was(
     tmp_path: Path,
 ) -> None:
-    store = _store(tmp_path, "a", "b")
-    store.append_lines([_line("a")])
+    store = new_run(tmp_path, "a", "b")
+    store.append_lines([episode_line("a")])
     before = store.trajectories_path.read_bytes()
     with _file_size_limit(len(before) + 10), pytest.raises(StoreFull) as caught:
-        store.append_lines([_line("b")])
+        store.append_lines([episode_line("b")])
     store.release()
     assert caught.value.stored == 0
     assert store.trajectories_path.read_bytes() == before
 
 
 def test_a_device_that_is_always_full_is_reported_with_the_systems_reason(tmp_path: Path) -> None:
-    store = _store(tmp_path, "a", "b")
+    store = new_run(tmp_path, "a", "b")
     store.trajectories_path.symlink_to("/dev/full")
     with pytest.raises(StoreFull) as caught:
-        store.append_lines([_line("a"), _line("b")])
+        store.append_lines([episode_line("a"), episode_line("b")])
     store.release()
     assert caught.value.stored == 0
     assert str(caught.value).startswith(
@@ -107,10 +84,10 @@ def test_a_device_that_is_always_full_is_reported_with_the_systems_reason(tmp_pa
 
 
 def test_a_trajectories_file_that_cannot_be_opened_is_a_one_line_error(tmp_path: Path) -> None:
-    store = _store(tmp_path, "a")
+    store = new_run(tmp_path, "a")
     store.trajectories_path.mkdir()
     with pytest.raises(RunError) as caught:
-        store.append(_traj("a"))
+        store.append(episode("a"))
     store.release()
     assert str(caught.value) == f"cannot write {store.trajectories_path}: Is a directory"
 
@@ -118,11 +95,11 @@ def test_a_trajectories_file_that_cannot_be_opened_is_a_one_line_error(tmp_path:
 def test_an_episode_over_the_line_limit_is_stored_without_its_steps(tmp_path: Path) -> None:
     """Its outcome and usage are kept; it ends ``error`` / ``trajectory_too_large`` with a
     message giving the line's size and the limit; a line at the limit is kept whole."""
-    store = _store(tmp_path, "big", "fits")
-    big = _traj("big", tree={"pad": "z" * 3000})
+    store = new_run(tmp_path, "big", "fits")
+    big = episode("big", tree={"pad": "z" * 3000})
     size = len(big.to_json_line().encode("utf-8"))
     store.max_line = size - 1
-    fits = _traj("fits", tree={"pad": "z" * 30})
+    fits = episode("fits", tree={"pad": "z" * 30})
     assert len(fits.to_json_line().encode("utf-8")) <= size - 1
     store.append(big)
     store.append(fits)
@@ -149,17 +126,17 @@ def test_an_episode_whose_inputs_are_too_large_also_loses_its_prompt(tmp_path: P
     """When even the record without steps is over the limit, its prompt and functions go too
     and its answer is cut to 4096 characters; the message says so."""
     prompt = [Message(role="user", content="x" * 5000)]
-    episode = _traj("a", answer="y" * 5000, prompt=prompt, functions=[{"name": "f" * 3000}])
-    size = len(episode.to_json_line().encode("utf-8"))
-    kept = too_large(episode, size, 6000)
+    record = episode("a", answer="y" * 5000, prompt=prompt, functions=[{"name": "f" * 3000}])
+    size = len(record.to_json_line().encode("utf-8"))
+    kept = too_large(record, size, 6000)
     assert (kept.prompt, kept.functions, kept.final_answer) == ([], [], "y" * 4096)
     assert [e.message for e in kept.errors] == [
         f"its trajectory line was {size} bytes, over the limit of 6000 (MAX_TRAJECTORY_LINE): "
         "its steps are not kept, nor its prompt"
     ]
-    none = too_large(episode.model_copy(update={"final_answer": None}), size, 6000)
+    none = too_large(record.model_copy(update={"final_answer": None}), size, 6000)
     assert none.final_answer is None
-    stepped = episode.model_copy(update={"tree": {"pad": "z" * 3000}})
+    stepped = record.model_copy(update={"tree": {"pad": "z" * 3000}})
     big = len(stepped.to_json_line().encode("utf-8"))
     fits = too_large(stepped, big, big - 1)  # without its steps it fits: the prompt stays
     assert fits.prompt == prompt and fits.final_answer == "y" * 5000 and fits.tree == {}
@@ -167,21 +144,21 @@ def test_an_episode_whose_inputs_are_too_large_also_loses_its_prompt(tmp_path: P
 
 def test_an_episode_stored_without_its_steps_keeps_no_node_path_or_tree() -> None:
     nodes = [Node(id=0, kind="action"), Node(id=1, parent=0, kind="action")]
-    episode = _traj("a", nodes=nodes, chosen_path=[0, 1], tree={"k": 1})
-    size = len(episode.to_json_line().encode("utf-8"))
-    kept = too_large(episode, size, size - 1)
+    record = episode("a", nodes=nodes, chosen_path=[0, 1], tree={"k": 1})
+    size = len(record.to_json_line().encode("utf-8"))
+    kept = too_large(record, size, size - 1)
     assert (kept.nodes, kept.chosen_path, kept.tree) == ([], [], {})
     assert (kept.status, kept.end_reason) == (Status.error, TOO_LARGE)
 
 
-def _stripped_size(episode: Trajectory, limit: int) -> int:
+def _stripped_size(whole: Trajectory, limit: int) -> int:
     """The size of the episode's record without its steps, built here from what the record is
     documented to hold: the outcome, usage and inputs, ended error / trajectory_too_large."""
     message = (
         f"its trajectory line was {limit + 1} bytes, over the limit of {limit} "
         "(MAX_TRAJECTORY_LINE): its steps are not kept"
     )
-    record = episode.model_copy(
+    record = whole.model_copy(
         update={
             "status": Status.error,
             "end_reason": TOO_LARGE,
@@ -195,11 +172,11 @@ def _stripped_size(episode: Trajectory, limit: int) -> int:
 def test_a_record_without_steps_exactly_at_the_limit_keeps_its_prompt() -> None:
     """The prompt is dropped only when the record without steps is still over the limit."""
     prompt = [Message(role="user", content="p" * 3000)]
-    episode = _traj("a", prompt=prompt, tree={"pad": "z" * 5000})
-    limit = _stripped_size(episode, 4000)  # its digits do not change the size: 4 either way
+    record = episode("a", prompt=prompt, tree={"pad": "z" * 5000})
+    limit = _stripped_size(record, 4000)  # its digits do not change the size: 4 either way
     assert 1000 <= limit <= 9999
-    assert _stripped_size(episode, limit) == limit
-    kept = too_large(episode, limit + 1, limit)
+    assert _stripped_size(record, limit) == limit
+    kept = too_large(record, limit + 1, limit)
     assert kept.prompt == prompt and len(kept.to_json_line().encode("utf-8")) == limit
-    below = too_large(episode, limit, limit - 1)
+    below = too_large(record, limit, limit - 1)
     assert below.prompt == []

@@ -9,34 +9,35 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_episodes import episode
 
-from agents.trajectory import Component, EpisodeUsage, ErrorRecord, Node, Status, Trajectory
+from agents.trajectory import EpisodeUsage, Node, Trajectory
 from sandbox.errors import RunError
 from sandbox.store import EpisodeIndex
 from sandbox.store import episode_index as episode_index_module
 from sandbox.store.trajectory_file import COMPRESSED, PLAIN, Block, FrameWriter
 
+USAGE = EpisodeUsage(
+    model_calls=3,
+    tool_calls=2,
+    prompt_tokens=11,
+    completion_tokens=7,
+    cost=0.5,
+    wall_seconds=1.5,
+    model_retries=1,
+)
+"""Every usage figure set, each to its own value."""
+
 
 def _traj(task: str, trial: int = 0, *, steps: int = 0, infra: bool = False) -> Trajectory:
-    return Trajectory(
-        scenario_id=task,
-        trial=trial,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.error if infra else Status.answered,
+    return episode(
+        task,
+        trial,
+        error="infra" if infra else None,
+        answer=None if infra else f"answer {task}",
         end_reason="model_error" if infra else "finish",
-        final_answer=None if infra else f"answer {task}",
         nodes=[Node(id=i, kind="action") for i in range(steps)],
-        usage=EpisodeUsage(
-            model_calls=3,
-            tool_calls=2,
-            prompt_tokens=11,
-            completion_tokens=7,
-            cost=0.5,
-            wall_seconds=1.5,
-            model_retries=1,
-        ),
-        errors=[ErrorRecord(kind="infra", message="down")] if infra else [],
+        usage=USAGE,
     )
 
 
@@ -58,15 +59,7 @@ def test_each_digest_holds_the_row_and_where_its_line_is(tmp_path: Path) -> None
     assert db == index.get(("b", 4))
     assert (db.scenario_id, db.trial, db.status, db.end_reason) == ("b", 4, "answered", "finish")
     assert (db.final_answer, db.steps, db.infra_error) == ("answer b", 0, False)
-    assert db.usage == EpisodeUsage(
-        model_calls=3,
-        tool_calls=2,
-        prompt_tokens=11,
-        completion_tokens=7,
-        cost=0.5,
-        wall_seconds=1.5,
-        model_retries=1,
-    )
+    assert db.usage == USAGE
     first = EpisodeIndex.of(tmp_path / PLAIN)  # a file given directly
     assert first.get(("a", 0)) == da
     (tmp_path / PLAIN).write_bytes(a)

@@ -9,32 +9,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from store_episodes import episode_line, new_run
 
-from agents.trajectory import Component, Status, Trajectory
 from sandbox.errors import RunError
-from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
-from sandbox.store.config import RunConfig
+from sandbox.store import RunStore, read_trajectories
 from sandbox.store.group_commit import GroupCommit
 from sandbox.store.run_store import StoreFull
-
-
-def _line(task: str) -> bytes:
-    traj = Trajectory(
-        scenario_id=task,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.answered,
-        final_answer="ok",
-    )
-    return traj.to_json_line().encode()
-
-
-def _store(tmp_path: Path) -> RunStore:
-    episodes = [(t, 0) for t in "abcdef"]
-    manifest = Manifest(
-        run_id="g", config=RunConfig(), suite=SuiteInfo(name="s"), episodes=episodes
-    )
-    return RunStore.create(tmp_path / "runs", manifest)
 
 
 async def _drained(commit: GroupCommit) -> None:
@@ -62,15 +42,15 @@ async def test_a_group_cut_short_reports_the_lines_stored_and_stops_the_run(
 ) -> None:
     """While a's group is written, b, c and d queue into the next group; the disk takes two of
     them: b and c are reported, d is not, and the run's next step raises the error."""
-    store = _store(tmp_path)
+    store = new_run(tmp_path, *"abcdef", run_id="g")
     full = _RoomForTwo(store.path, store.manifest)
     full.gate, full.arrived = threading.Event(), threading.Event()
     commit = GroupCommit(full)
     reported: list[str] = []
-    commit.submit(_line("a"), lambda: reported.append("a"))
+    commit.submit(episode_line("a"), lambda: reported.append("a"))
     assert await asyncio.to_thread(full.arrived.wait, 10)
     for task in "bcd":
-        commit.submit(_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
+        commit.submit(episode_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
     commit.check()  # nothing failed yet
     full.gate.set()
     with pytest.raises(RunError, match="disk full"):
@@ -78,7 +58,7 @@ async def test_a_group_cut_short_reports_the_lines_stored_and_stops_the_run(
     with pytest.raises(RunError, match="disk full"):
         commit.check()
     with pytest.raises(RunError, match="disk full"):
-        commit.submit(_line("e"), lambda: reported.append("e"))
+        commit.submit(episode_line("e"), lambda: reported.append("e"))
     commit.close()
     full.close()
     store.release()
@@ -88,11 +68,11 @@ async def test_a_group_cut_short_reports_the_lines_stored_and_stops_the_run(
 
 
 async def test_lines_queued_when_the_appender_closes_are_written(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+    store = new_run(tmp_path, *"abcdef", run_id="g")
     commit = GroupCommit(store)
     reported: list[str] = []
     for task in "abc":
-        commit.submit(_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
+        commit.submit(episode_line(task), lambda task=task: reported.append(task))  # type: ignore[misc]
     await asyncio.to_thread(commit.close)  # blocking: written before it returns
     assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b", "c"]
     await asyncio.sleep(0.05)
@@ -117,16 +97,16 @@ class _Gated(RunStore):
 def test_an_appender_whose_loop_has_ended_still_writes_what_it_was_given(tmp_path: Path) -> None:
     """The run's loop ended while a group was being written (a run cut off): nobody waits for
     its report any more, and the writer goes on to write the next group."""
-    store = _store(tmp_path)
+    store = new_run(tmp_path, *"abcdef", run_id="g")
     gated = _Gated(store.path, store.manifest)
     gated.gate, gated.arrived = threading.Event(), threading.Event()
     box: dict[str, GroupCommit] = {}
 
     async def start() -> None:
         box["commit"] = GroupCommit(gated)
-        box["commit"].submit(_line("a"), lambda: None)
+        box["commit"].submit(episode_line("a"), lambda: None)
         assert await asyncio.to_thread(gated.arrived.wait, 10)  # a is being written
-        box["commit"].submit(_line("b"), lambda: None)  # the next group
+        box["commit"].submit(episode_line("b"), lambda: None)  # the next group
 
     asyncio.run(start())  # the loop is closed when the groups' reports would run
     gated.gate.set()
@@ -139,7 +119,7 @@ def test_an_appender_whose_loop_has_ended_still_writes_what_it_was_given(tmp_pat
 async def test_the_writer_is_a_daemon_thread_named_for_a_stack_dump(tmp_path: Path) -> None:
     """A run that dies without closing its appender is not kept alive by it, and a dump of a
     stuck run's threads names it; closing it ends the thread."""
-    store = _store(tmp_path)
+    store = new_run(tmp_path, *"abcdef", run_id="g")
     before = set(threading.enumerate())
     commit = GroupCommit(store)
     writers = list(set(threading.enumerate()) - before)

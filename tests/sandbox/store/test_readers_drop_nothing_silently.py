@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from store_episodes import episode
 
-from agents.trajectory import Component, ErrorRecord, Status, Trajectory
+from agents.trajectory import Trajectory
 from sandbox.errors import RunError
 from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
 from sandbox.store.config import RunConfig
@@ -22,16 +23,7 @@ from sandbox.store.run_store import (
 
 
 def _traj(task: str, trial: int = 0, *, infra: bool = False, answer: str = "ok") -> Trajectory:
-    errors = [ErrorRecord(kind="infra", message="endpoint down")] if infra else []
-    return Trajectory(
-        scenario_id=task,
-        trial=trial,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.error if infra else Status.answered,
-        final_answer=answer,
-        errors=errors,
-    )
+    return episode(task, trial, error="infra" if infra else None, answer=answer)
 
 
 def _run(tmp_path: Path, lines: list[str], episodes: list[tuple[str, int]]) -> Path:

@@ -9,39 +9,22 @@ import os
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from store_episodes import episode, new_run
 
-from agents.trajectory import Component, EpisodeUsage, ErrorRecord, Status, Trajectory
+from agents.trajectory import EpisodeUsage, ErrorRecord, Trajectory
 from sandbox.errors import RunError
-from sandbox.store import Manifest, RunStore, SuiteInfo, read_trajectories
-from sandbox.store.config import RunConfig
+from sandbox.store import RunStore, read_trajectories
 from sandbox.store.run_store import needs_rerun, write_atomic, write_lines_atomic, write_new
 from sandbox.store.trajectory_file import blocks, iter_lines
 
-
-def _traj(task: str, *, cost: float = 0.0, error: str | None = None) -> Trajectory:
-    errors = [ErrorRecord(kind=error, message="down")] if error else []
-    return Trajectory(
-        scenario_id=task,
-        agent=Component(name="react"),
-        model=Component(name="reference"),
-        status=Status.error if error else Status.answered,
-        final_answer="ok",
-        usage=EpisodeUsage(cost=cost),
-        errors=errors,
-    )
+ErrorKind = Literal["infra", "agent", "internal"]
 
 
-def _store(tmp_path: Path, *tasks: str, compress: bool = False, suite: str = "") -> RunStore:
-    config = RunConfig().with_values({"output.compress": compress})
-    manifest = Manifest(
-        run_id="r",
-        config=config,
-        suite=SuiteInfo(name="s", path=suite),
-        episodes=[(t, 0) for t in tasks],
-    )
-    return RunStore.create(tmp_path / "runs", manifest)
+def _traj(task: str, *, cost: float = 0.0, error: ErrorKind | None = None) -> Trajectory:
+    return episode(task, error=error, usage=EpisodeUsage(cost=cost))
 
 
 @pytest.mark.parametrize("compress", [False, True], ids=["plain", "compressed"])
@@ -51,7 +34,7 @@ def test_compaction_keeps_each_finished_episode_once_in_its_place_with_its_cost(
     """Infrastructure and harness errors are dropped (they run again), an agent's error is
     kept (it finished), an identical repeat is one line; the returned costs are those of the
     finished episodes; an appended re-run then follows them."""
-    store = _store(tmp_path, "a", "b", "c", "d", compress=compress)
+    store = new_run(tmp_path, "a", "b", "c", "d", compress=compress)
     b, c, d = _traj("b", cost=0.5), _traj("c", cost=0.25, error="agent"), _traj("d", cost=2.0)
     for t in (_traj("a", cost=9.0, error="infra"), b, c, _traj("d", error="internal"), d, b):
         store.append(t)
@@ -70,7 +53,7 @@ def test_compaction_keeps_each_finished_episode_once_in_its_place_with_its_cost(
 
 
 def test_compaction_refuses_a_file_the_readers_refuse(tmp_path: Path) -> None:
-    store = _store(tmp_path, "a")
+    store = new_run(tmp_path, "a")
     store.append(_traj("a"))
     store.append(_traj("zz"))  # an episode the manifest does not list
     with pytest.raises(RunError, match="'zz' trial 0 is not one of the 1 its manifest lists"):
@@ -81,7 +64,7 @@ def test_compaction_refuses_a_file_the_readers_refuse(tmp_path: Path) -> None:
 def test_a_run_cut_off_while_scoring_is_completed_only_when_every_episode_finished(
     tmp_path: Path,
 ) -> None:
-    store = _store(tmp_path, "a", "b")
+    store = new_run(tmp_path, "a", "b")
     store.append(_traj("a"))
     store.append(_traj("b", error="infra"))
     assert not store.complete_if_finished()  # its writer (this process) holds it
@@ -99,7 +82,7 @@ def test_a_run_cut_off_while_scoring_is_completed_only_when_every_episode_finish
 
 
 def test_a_failed_run_is_never_marked_completed(tmp_path: Path) -> None:
-    store = _store(tmp_path, "a")
+    store = new_run(tmp_path, "a")
     store.append(_traj("a"))
     store.manifest.status = "failed"
     store.write_manifest()
@@ -116,7 +99,7 @@ def test_the_suite_is_found_beside_the_run_or_where_it_was_recorded(
     every path tried."""
     (tmp_path / "suites" / "mine").mkdir(parents=True)
     (tmp_path / "suites" / "mine" / "suite.yaml").write_text("name: mine\n")
-    store = _store(tmp_path, "a", suite="suites/mine")
+    store = new_run(tmp_path, "a", suite="suites/mine")
     store.release()
     monkeypatch.chdir("/")
     assert store.suite_path() == tmp_path / "suites" / "mine"  # two folders up from the run
@@ -207,7 +190,7 @@ def test_only_an_error_of_the_infrastructure_or_the_harness_runs_an_episode_agai
 def test_a_store_used_as_a_context_closes_its_file_and_reads_what_it_wrote(
     tmp_path: Path,
 ) -> None:
-    store = _store(tmp_path, "a", "b")
+    store = new_run(tmp_path, "a", "b")
     store.release()
     with RunStore.open(store.path) as opened:
         opened.append(_traj("a"))
@@ -234,7 +217,7 @@ def test_a_compressed_rewrite_holds_frames_of_many_lines_not_one_per_line(tmp_pa
 def test_compaction_refuses_the_first_bad_line_in_file_order(tmp_path: Path) -> None:
     """With the store's line limit lowered, a line over it is refused as the readers refuse it,
     before a later line of an episode the manifest does not list."""
-    store = _store(tmp_path, "a", "b" * 20)
+    store = new_run(tmp_path, "a", "b" * 20)
     store.append(_traj("a"))
     store.append(_traj("b" * 20))
     store.append(_traj("zz"))
