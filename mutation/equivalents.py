@@ -332,6 +332,41 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         (),
         "FaultConfig's kinds default to list(FAULT_KINDS): the argument left out is its default",
     ),
+    *(
+        Equivalent(
+            _RUN_STORE,
+            "_write_whole",
+            ('raise OSError(errno.ENOSPC, f"short write ({written}/{len(data)} bytes)")',),
+            (after,),
+            "the error is caught within the store and only its text is shown (its strerror, "
+            "else the message itself): the same text, and its errno is read by nobody",
+        )
+        for after in (
+            'raise OSError(None, f"short write ({written}/{len(data)} bytes)")',
+            'raise OSError(f"short write ({written}/{len(data)} bytes)")',
+        )
+    ),
+    *(
+        Equivalent(_RUN_STORE, "iter_latest", (before,), (after,), _RE_READ)
+        for before, after in (
+            (
+                "for lineno, line in enumerate(_whole_lines(file, max_line), 1):",
+                "for lineno, line in enumerate(_whole_lines(file, ), 1):",
+            ),
+            (
+                'yield parse_trajectory_line(line, f"{file}:{lineno}", max_line)',
+                'yield parse_trajectory_line(line, f"{file}:{lineno}", )',
+            ),
+        )
+    ),
+    Equivalent(
+        "sandbox.store.paths",
+        "read_regular_file",
+        ("data = fh.read(limit + 1)",),
+        ("data = fh.read(limit + 2)",),
+        "one byte past the limit or two: either read tells a file over the limit from one "
+        "within it",
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",

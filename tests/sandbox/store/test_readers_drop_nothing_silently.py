@@ -178,3 +178,16 @@ def test_a_finished_episode_repeated_after_another_episodes_rerun_is_still_refus
         f"{run / 'trajectories.jsonl'}:4: episode 'b' trial 0 is recorded already, finished, at "
         "line 2;"
     )
+
+
+def test_streaming_the_latest_lines_refuses_the_first_bad_line_in_file_order(
+    tmp_path: Path,
+) -> None:
+    """A line over the limit, then a line of an episode not listed: the first is named."""
+    line = _traj("a").to_json_line()
+    size = len(line.encode()) - 1
+    file = tmp_path / "t.jsonl"
+    file.write_text(line + _traj("b").to_json_line())
+    with pytest.raises(RunError) as caught:
+        list(iter_latest(file, listed={("a", 0)}, max_line=size - 1))
+    assert str(caught.value).startswith(f"{file}:1: a line of {size} bytes, over the {size - 1} ")

@@ -200,3 +200,16 @@ def test_the_closest_ids_are_the_five_nearest_to_the_patterns_first_200_characte
         select_tasks(_tasks("ab", "ba"), [pattern])
     # by its first 200 characters, "q" * 199 + "b", the id starting with b is not nearer
     assert str(caught.value) == f"no task matches {pattern}; closest task ids: ab, ba"
+
+
+def test_a_huge_regular_file_is_refused_after_reading_one_byte_past_the_limit(
+    tmp_path: Path,
+) -> None:
+    """A 1 TiB sparse file (no disk used) is refused at once: only limit + 1 bytes are read,
+    never the whole file."""
+    huge = tmp_path / "huge"
+    with huge.open("wb") as fh:
+        fh.truncate(1 << 40)
+    with pytest.raises(ValueError) as caught:
+        read_regular_file(huge, 1024)
+    assert str(caught.value) == f"{huge} is over 1024 bytes, the most it may hold"
