@@ -368,6 +368,31 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         "within it",
     ),
     _codec_case(
+        _RUN_STORE,
+        "RunStore._within_limit",
+        'return too_large(trajectory, len(line), self.max_line).to_json_line().encode("utf-8")',
+        "utf-8",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "RunStore.append_lines",
+        ("if len(lines) > 1:",),
+        ("if len(lines) >= 1:",),
+        "for a group of one line the line-by-line fallback is the write that just failed, made "
+        "again on a file cut back to where it was: it fails again (a full disk, a size limit) "
+        "and stores nothing, as without it",
+    ),
+    Equivalent(
+        _TRAJECTORY_FILE,
+        "FrameWriter.__init__",
+        (
+            "zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True) "
+            "if compressed else None",
+        ),
+        ("zstandard.ZstdCompressor(write_checksum=True) if compressed else None",),
+        "ZSTD_LEVEL is 3, zstandard's default level: the argument left out is its default",
+    ),
+    _codec_case(
         "sandbox.store.manifest",
         "make_run_id",
         '(config.model_dump_json() + when.isoformat()).encode("utf-8")',

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import resource
 import signal
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -180,3 +182,26 @@ def test_a_record_without_steps_exactly_at_the_limit_keeps_its_prompt() -> None:
     assert kept.prompt == prompt and len(kept.to_json_line().encode("utf-8")) == limit
     below = too_large(record, limit, limit - 1)
     assert below.prompt == []
+
+
+def test_of_two_lines_on_a_full_disk_the_one_that_fits_is_kept(tmp_path: Path) -> None:
+    store = new_run(tmp_path, "a", "b")
+    lines = [episode_line("a"), episode_line("b")]
+    with _file_size_limit(len(lines[0]) + 5), pytest.raises(StoreFull) as caught:
+        store.append_lines(lines)
+    store.release()
+    assert caught.value.stored == 1
+    assert store.trajectories_path.read_bytes() == lines[0]
+
+
+def test_a_new_trajectories_file_is_readable_by_all_and_executable_by_none(
+    tmp_path: Path,
+) -> None:
+    store = new_run(tmp_path, "a")
+    old = os.umask(0o022)
+    try:
+        store.append(episode("a"))
+    finally:
+        os.umask(old)
+    store.release()
+    assert stat.S_IMODE(store.trajectories_path.stat().st_mode) == 0o644

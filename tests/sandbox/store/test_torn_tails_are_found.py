@@ -197,6 +197,9 @@ def test_a_compressed_block_is_read_back_alone_from_its_offset(tmp_path: Path) -
     with path.open("rb") as fh:
         assert read_block(fh, True, found[1].offset, found[1].size) == b"c\n"
     assert FrameWriter(False).encode([b"a\n", b"b\n"]) == b"a\nb\n"
+    frame = writer.encode([b"c\n"])  # with its checksum: zstd -t, and readers, tell it whole
+    params = zstandard.get_frame_parameters(frame)
+    assert (params.has_checksum, params.content_size) == (True, 2)
 
 
 def test_the_trajectories_file_a_run_uses_is_the_one_it_started_with(tmp_path: Path) -> None:
