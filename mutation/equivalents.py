@@ -392,6 +392,45 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         ("zstandard.ZstdCompressor(write_checksum=True) if compressed else None",),
         "ZSTD_LEVEL is 3, zstandard's default level: the argument left out is its default",
     ),
+    Equivalent(
+        _RUN_STORE,
+        "latest_lines",
+        ("if len(line) > max_line:",),
+        ("if len(line) >= max_line:",),
+        "the guard only calls parse_trajectory_line, which refuses a line over max_line and "
+        "reads one exactly at it: for such a line nothing is raised and the loop goes on as "
+        "without the guard",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "latest_lines",
+        ("traj = parse_trajectory_line(line, where, max_line)  # says what is wrong with it",),
+        ("traj = parse_trajectory_line(line, where, )  # says what is wrong with it",),
+        "the line was checked against max_line a few lines above (a longer one is refused "
+        "there), so the default limit, larger, refuses nothing more",
+    ),
+    *(
+        Equivalent(
+            _RUN_STORE,
+            "latest_lines",
+            ("digest = hashlib.blake2b(line, digest_size=16).digest()",),
+            (after,),
+            "the digests are only compared with each other for equality: two lines get equal "
+            "digests of any size exactly when they are equal (a blake2b collision aside)",
+        )
+        for after in (
+            "digest = hashlib.blake2b(line, ).digest()",
+            "digest = hashlib.blake2b(line, digest_size=17).digest()",
+        )
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "_whole_lines",
+        ('yield line[:-1] if line.endswith(b"\\n") else line',),
+        ('yield line[:-1] if (line.endswith(b"\\n")) or True else line',),
+        "every line of a compressed file ends with a newline (a frame must end a line, and a "
+        "JSON line holds no bare carriage return to split at): the newline is always cut",
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",

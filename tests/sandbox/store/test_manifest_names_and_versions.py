@@ -33,6 +33,7 @@ def _digest(config: RunConfig, when: datetime) -> str:
         ("react", "openai:x@y", "react-x"),
         ("react", "alias@notes", "react-alias-notes"),  # no kind before the @: a plain name
         ("react", "alias@v2:beta", "react-alias-v2-beta"),  # a colon after the @ only
+        ("react", "alias@v2:beta@x", "react-alias-v2-beta-x"),  # ... and a second @
         ("react", "openai:org:m@http://h/v1", "react-org-m"),  # the kind ends at the first colon
         ("react", "openai:m@http://u@h/v1", "react-m"),  # the URL starts at the first @
         ("Xagent", "X-model", "xagent-x-model"),

@@ -20,6 +20,7 @@ from sandbox.store.run_store import (
     latest_lines,
     parse_trajectory_line,
 )
+from sandbox.store.trajectory_file import FrameWriter
 
 
 def _traj(task: str, trial: int = 0, *, infra: bool = False, answer: str = "ok") -> Trajectory:
@@ -191,3 +192,35 @@ def test_streaming_the_latest_lines_refuses_the_first_bad_line_in_file_order(
     with pytest.raises(RunError) as caught:
         list(iter_latest(file, listed={("a", 0)}, max_line=size - 1))
     assert str(caught.value).startswith(f"{file}:1: a line of {size} bytes, over the {size - 1} ")
+
+
+def test_a_compressed_line_exactly_at_the_limit_is_read_and_one_over_is_not(
+    tmp_path: Path,
+) -> None:
+    """The limit counts a line's bytes without its newline, in a compressed file too."""
+    first = _traj("a")
+    line = first.to_json_line().encode()
+    size = len(line) - 1
+    file = tmp_path / "t.jsonl.zst"
+    file.write_bytes(FrameWriter(True).encode([line]))
+    assert list(iter_latest(file, max_line=size)) == [first]
+    assert list(iter_trajectories(file, max_line=size)) == [(1, first)]
+    with pytest.raises(RunError, match=rf":1: a line of {size} bytes, over the {size - 1} "):
+        list(iter_latest(file, max_line=size - 1))
+
+
+def test_a_line_far_over_the_limit_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    """The reader stops one newline's room past the limit: the error gives what it read."""
+    file = tmp_path / "t.jsonl"
+    file.write_bytes(b"x" * 100_000 + b"\n")
+    with pytest.raises(RunError) as caught:
+        latest_lines(file, max_line=1000)
+    assert str(caught.value).startswith(f"{file}:1: a line of 1002 bytes, over the 1000 bytes ")
+
+
+def test_a_line_json_cannot_read_after_a_lone_surrogate_is_named() -> None:
+    """A line escaping an unpaired surrogate is read by json instead of pydantic: if json
+    cannot read it either, its error is given."""
+    with pytest.raises(RunError) as caught:
+        parse_trajectory_line(b'{"scenario_id": "\\udc00", oops}', "f:4")
+    assert str(caught.value).startswith("f:4: not a valid trajectory: Expecting ")

@@ -125,3 +125,13 @@ def test_an_optional_type_is_read_as_the_type_it_holds() -> None:
     assert unwrap_optional(int | str | None) == int | str | None  # two types: left as it is
     assert unwrap_optional(list[int]) == list[int]
     assert unwrap_optional(int) is int
+
+
+def test_a_sections_path_keeps_every_letter_of_its_name() -> None:
+    class Outer(BaseModel):
+        boX: _Engine = Field(default_factory=_Engine)
+
+    first = next(setting_fields(Outer))
+    assert (first.path, first.section, first.flag_name) == ("boX.inherited", "boX", "--inherited")
+    named = next(s for s in setting_fields(Outer) if s.name == "name")
+    assert named.flag_name == "--boX"
