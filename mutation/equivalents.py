@@ -431,6 +431,16 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         "every line of a compressed file ends with a newline (a frame must end a line, and a "
         "JSON line holds no bare carriage return to split at): the newline is always cut",
     ),
+    _codec_case(_RUN_STORE, "RunStore.open", 'text = file.read_text(encoding="utf-8")', "utf-8"),
+    Equivalent(
+        _RUN_STORE,
+        "RunStore.open",
+        ('text = file.read_text(encoding="utf-8")',),
+        ("text = file.read_text(encoding=None)",),
+        "the locale's encoding, which is UTF-8 wherever the project runs (Linux's C.UTF-8 and "
+        "UTF-8 locales, and Python's UTF-8 mode under the C/POSIX locale); only a non-UTF-8 "
+        "locale, which no supported setup has, would tell",
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,36 @@ def test_the_holders_id_is_read_from_the_first_32_bytes_of_the_lock_file(tmp_pat
     with pytest.raises(RunError, match="in use by process \ufffd\ufffd12;"):
         other.acquire()
     holder.release()
+
+
+def test_the_lock_file_is_readable_by_all_and_executable_by_none(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        lock = RunLock(tmp_path, "r")
+        lock.acquire()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / LOCK_FILE).stat().st_mode) == 0o644
+    lock.release()
+
+
+def test_a_recorded_run_opens_where_its_plugins_are_not_installed(tmp_path: Path) -> None:
+    """A run made with a plugin's miss policy is read (viewed, scored) without the plugin: its
+    manifest's config is read as recorded, not checked again."""
+    store = RunStore.create(tmp_path / "runs", _manifest())
+    store.release()
+    data = json.loads((store.path / "manifest.json").read_text())
+    data["config"]["tools"]["miss_policy"] = "someones_plugin:Policy"
+    (store.path / "manifest.json").write_text(json.dumps(data))
+    opened = RunStore.open(store.path)
+    assert opened.manifest.config.tools.miss_policy == "someones_plugin:Policy"
+
+
+def test_a_manifest_the_system_cannot_read_is_named_with_the_systems_reason(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "manifest.json").symlink_to("/proc/self/mem")  # a file whose read fails
+    with pytest.raises(RunError) as caught:
+        RunStore.open(tmp_path)
+    file = tmp_path / "manifest.json"
+    assert str(caught.value) == f"{file}: cannot read the manifest: Input/output error"
