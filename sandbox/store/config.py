@@ -87,7 +87,7 @@ RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+=-]{0,127}$")
 
 def check_run_id(run_id: str) -> str:
     """``run_id`` when it is a safe folder name; ``ValueError`` saying what is wrong."""
-    if not RUN_ID.match(run_id) or run_id in (".", ".."):
+    if not RUN_ID.match(run_id):  # "." and ".." do not start with a letter or digit
         raise ValueError(
             f"run id {run_id[:60]!r} is not a folder name: use letters, digits and . _ @ + = -, "
             "starting with a letter or digit, 128 characters at most"
