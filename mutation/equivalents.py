@@ -442,6 +442,34 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         "locale, which no supported setup has, would tell",
     ),
     _codec_case(
+        "sandbox.store.lock",
+        "RunLock.acquire",
+        'owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"',
+        "ascii",
+    ),
+    Equivalent(
+        "sandbox.store.lock",
+        "RunLock.acquire",
+        ("os.ftruncate(fd, 0)",),
+        ("os.ftruncate(fd, 1)",),
+        "the process id and its newline written next, at offset 0, are two bytes or more: "
+        "they cover the one byte kept, and the file is that id line either way",
+    ),
+    _codec_case(
+        _RUN_STORE,
+        "write_atomic",
+        '_replace(path, lambda fh: fh.writelines(piece.encode("utf-8") for piece in pieces))',
+        "utf-8",
+    ),
+    Equivalent(
+        _RUN_STORE,
+        "write_atomic",
+        ("pieces = [text] if isinstance(text, str) else text",),
+        ("pieces = [text] if (isinstance(text, str)) and False else text",),
+        "a text is an iterable of its characters: written one encoded character at a time, "
+        "the file holds the same bytes",
+    ),
+    _codec_case(
         "sandbox.store.manifest",
         "make_run_id",
         '(config.model_dump_json() + when.isoformat()).encode("utf-8")',

@@ -93,6 +93,15 @@ def test_a_frame_cut_anywhere_is_a_torn_tail_and_a_whole_one_is_kept(
     assert _end(path, True) == len(first + frame)
 
 
+def test_a_compressed_file_whose_only_frame_is_torn_has_no_whole_part(tmp_path: Path) -> None:
+    frame = zstandard.ZstdCompressor(write_checksum=True).compress(b"a line\n")
+    path = tmp_path / COMPRESSED
+    for cut in (1, 5, len(frame) - 1):
+        path.write_bytes(frame[:cut])
+        assert _end(path, True) == 0, cut
+        assert list(blocks(path)) == []
+
+
 def test_skippable_frames_are_passed_over_and_hold_no_lines(tmp_path: Path) -> None:
     real = zstandard.ZstdCompressor().compress(b"one\n")
     skip = (0x184D2A5F).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"abc"
