@@ -469,6 +469,21 @@ STORE_EQUIVALENTS: tuple[Equivalent, ...] = (
         "a text is an iterable of its characters: written one encoded character at a time, "
         "the file holds the same bytes",
     ),
+    *(
+        Equivalent(
+            "sandbox.store.config_upgrade",
+            "upgrade_flat",
+            ('head, name = path.split(".", 1)',),
+            (after,),
+            "every path moved is section.field (RENAMED's values, or a section and a field "
+            "name, which has no dot): one dot, split the same way however it is split",
+        )
+        for after in (
+            'head, name = path.split(".", )',
+            'head, name = path.rsplit(".", 1)',
+            'head, name = path.split(".", 2)',
+        )
+    ),
     _codec_case(
         "sandbox.store.manifest",
         "make_run_id",

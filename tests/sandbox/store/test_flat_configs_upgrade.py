@@ -100,3 +100,15 @@ def test_the_oldest_agent_options_and_fork_read_as_todays() -> None:
         DEFAULT_MODEL
     )
     assert upgrade_flat({"fork": None, "seed": 1}, RunConfig) == {"seed": 1}
+
+
+def test_a_top_level_setting_stays_even_when_a_section_has_a_field_of_its_name() -> None:
+    class Section(BaseModel):
+        x: int = 0
+
+    class Model(BaseModel):
+        x: int = 0
+        section: Section = Section()
+
+    assert upgrade_flat({"x": 1}, Model) == {"x": 1}
+    assert upgrade_flat({"section": {"x": 2}, "x": 1}, Model) == {"section": {"x": 2}, "x": 1}
