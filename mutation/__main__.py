@@ -25,7 +25,7 @@ from mutation.changed import change_base, importing_tests, touched_functions
 from mutation.hand import check_hand_mutants
 from mutation.modules import GROUPS, Group
 from mutation.report import console_report, stale_equivalents, write_saved, write_summary
-from mutation.results import GOAL, ModuleScore, mutant_names, read_module
+from mutation.results import GOAL, ModuleScore, mutant_names, read_module, retest_survivors
 from mutation.runner import MutmutFailed, run_mutmut
 from mutation.workdir import prepare
 
@@ -45,7 +45,12 @@ def _parser() -> argparse.ArgumentParser:
         help="stop mutating this long after the start (hand-written "
         "mutants are checked in full; mutants not reached by then count as not checked)",
     )
-    p.add_argument("--reuse", action="store_true", help="keep earlier results of unchanged code")
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep earlier results of unchanged code (survivors are tested again: tests may "
+        "have been added)",
+    )
     p.add_argument("--no-mypy", action="store_true", help="do not let mypy catch mutants")
     p.add_argument(
         "--summary", type=Path, help="write the rows of the modules measured in full here"
@@ -127,6 +132,9 @@ def _run_group(
     deadline: float | None,
 ) -> list[ModuleScore]:
     folder = prepare(ROOT, args.work, group, type_check=not args.no_mypy, fresh=not args.reuse)
+    if args.reuse:
+        for module in group.modules:
+            retest_survivors(folder, module)
     patterns: list[str] = []
     if args.changed:
         for module in group.modules:

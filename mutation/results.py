@@ -153,6 +153,31 @@ def read_module(
     return result
 
 
+def retest_survivors(folder: Path, module: str) -> int:
+    """Mark the survivors of ``module`` in a reused work folder as not checked, so the run tests
+    them again against the tests as they are now (mutmut never re-tests a mutant that has a
+    result); equivalent mutants, killed and mypy-caught ones keep their results. Returns how
+    many were marked."""
+    meta = folder / "mutants" / f"{module_path(module)}.meta"
+    if not meta.exists():
+        return 0
+    return forget_results(meta, {s.name for s in read_module(folder, module).survivors})
+
+
+def forget_results(meta: Path, names: set[str]) -> int:
+    """Set the results of the mutants ``names`` in mutmut's ``meta`` file to not checked (the
+    others keep theirs); returns how many of them it holds."""
+    if not names:
+        return 0
+    data = json.loads(meta.read_text("utf-8"))
+    codes = data["exit_code_by_key"]
+    known = names & codes.keys()
+    for name in known:
+        codes[name] = None
+    meta.write_text(json.dumps(data, indent=4), "utf-8")
+    return len(known)
+
+
 def mutant_names(folder: Path, module: str) -> list[str]:
     """The names of the mutants mutmut makes of ``module`` (with the settings of ``folder``)."""
     from mutmut.configuration import reset_config

@@ -83,7 +83,7 @@ def prepare(root: Path, work: Path, group: Group, *, type_check: bool, fresh: bo
     """Make (or, unless ``fresh``, reuse) the group's work folder under ``work``; return it.
 
     A reused folder keeps mutmut's results, so only functions changed since are tested again
-    (tests added since do not re-test a mutant that survived: use a fresh folder for a score)."""
+    (and, by ``python -m mutation --reuse``, the survivors: ``results.retest_survivors``)."""
     folder = work / group.name
     if fresh and folder.exists():
         shutil.rmtree(folder)

@@ -17,7 +17,7 @@ from mutation.equivalents import Equivalent, matching
 from mutation.hand import HAND_MUTANTS, HandMutant
 from mutation.modules import GROUPS, module_path
 from mutation.report import BEGIN, END, EQ_BEGIN, EQ_END, write_summary
-from mutation.results import GOAL, ModuleScore, Survivor, display_name
+from mutation.results import GOAL, ModuleScore, Survivor, display_name, forget_results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,6 +100,32 @@ def test_the_summary_rewrites_only_its_marked_sections_and_the_rows_measured(
     doc.write_text("no markers\n")
     with pytest.raises(ValueError, match="no '<!-- mutation-scores"):
         write_summary(doc, [])
+
+
+def test_a_reused_run_tests_the_survivors_again_and_keeps_every_other_result(
+    tmp_path: Path,
+) -> None:
+    """After tests were added, ``--reuse`` must not report a mutant those tests now kill as
+    surviving: its survivors go back to not checked; killed, mypy-caught and unknown names
+    stay as they were."""
+    meta = tmp_path / "m.py.meta"
+    codes = {
+        "m.x_f__mutmut_1": 1,
+        "m.x_f__mutmut_2": 0,
+        "m.x_f__mutmut_3": 37,
+        "m.x_g__mutmut_1": 0,
+    }
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "durations_by_key": {}}))
+    assert forget_results(meta, {"m.x_f__mutmut_2", "m.x_g__mutmut_1", "m.x_h__mutmut_9"}) == 2
+    data = json.loads(meta.read_text())
+    assert data["exit_code_by_key"] == {
+        "m.x_f__mutmut_1": 1,
+        "m.x_f__mutmut_2": None,
+        "m.x_f__mutmut_3": 37,
+        "m.x_g__mutmut_1": None,
+    }
+    assert data["durations_by_key"] == {}
+    assert forget_results(meta, set()) == 0
 
 
 def test_saved_scores_write_the_same_rows_as_the_run_that_saved_them(tmp_path: Path) -> None:
