@@ -94,6 +94,8 @@ GROUPS: tuple[Group, ...] = (
             "tests/sandbox/test_replay_fixtures.py",
             "tests/sandbox/test_fixture_install.py",
             "tests/sandbox/test_fork.py",
+            "tests/sandbox/test_fork_settings.py",
+            "tests/sandbox/test_fixture_differences.py",
             "tests/sandbox/interop/test_replay_toolbench.py",
         ),
     ),
