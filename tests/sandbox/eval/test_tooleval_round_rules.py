@@ -228,16 +228,21 @@ async def test_both_solved_in_as_few_steps_asks_for_the_best_final_answer() -> N
         check_solve_query=_solved_unless("NOT"),
         select_best_final_answer=lambda f: {"best_answer_index": 1},
     )
-    answers = [_answer("long", steps=4), _answer("été", steps=2), _answer("other", steps=2)]
+    answers = [
+        _answer("long", steps=4),
+        _answer("été", steps=2),
+        _answer("other", steps=2),
+        _answer("third", steps=2),
+    ]
     got = await normalized_round(judge, "q", answers, index=5, rng=random.Random(0))
     assert got == 2
-    tied = [answers[1]["final_answer"], answers[2]["final_answer"]]
+    tied = [a["final_answer"] for a in answers[1:]]
     assert judge.asked[-1] == (
         "select_best_final_answer",
         {"query": "q", "final_answers": json.dumps(tied, ensure_ascii=False)},
         5,
         False,
-        2,
+        3,  # the reply's index must be below the length of the list shown
     )
 
 
@@ -309,6 +314,8 @@ async def test_empty_final_answers() -> None:
     ):
         assert await normalized_round(judge, "q", answers, index=0, rng=random.Random(0)) == winner
     assert judge.asked == []
-    both = [_answer("", steps=0), _answer("", steps=1)]
+    # no steps: -100000; 3 steps and nothing achieved: -5 ln 3, which is better
+    both = [_answer("", steps=0), _answer("", steps=3)]
     assert await normalized_round(judge, "q", both, index=0, rng=random.Random(0)) == 1
-    assert judge.functions() == ["parse_answer_details", "parse_answer_details"]
+    assert await normalized_round(judge, "q", both[::-1], index=0, rng=random.Random(0)) == 0
+    assert judge.functions() == ["parse_answer_details"] * 4
