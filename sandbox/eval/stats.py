@@ -75,8 +75,6 @@ def population_std(values: Sequence[float]) -> float:
 
 
 def _cluster_sums(values: Sequence[float], clusters: Sequence[Hashable]) -> list[tuple[float, int]]:
-    if len(clusters) != len(values):
-        raise ValueError(f"{len(values)} values but {len(clusters)} cluster ids")
     sums: dict[Hashable, list[float]] = {}
     for v, c in zip(values, clusters, strict=True):
         sums.setdefault(c, []).append(v)
@@ -97,8 +95,11 @@ def bootstrap_ci(
     drawn with replacement and each resample's mean is the sum of the drawn clusters' values over
     their count. ``n`` is then still the number of values. Seeded with its own
     ``random.Random(seed)``: the same inputs give the same interval. With no values the interval
-    is ``[0, 0]`` over ``n=0``; with a constant sample it collapses to a point.
+    is ``[0, 0]`` over ``n=0``; with a constant sample it collapses to a point. ``clusters`` of
+    another length than ``values`` is a ``ValueError``, whatever the values.
     """
+    if clusters is not None and len(clusters) != len(values):
+        raise ValueError(f"{len(values)} values but {len(clusters)} cluster ids")
     n = len(values)
     if n == 0:
         return Interval(value=0.0, low=0.0, high=0.0, n=0, level=level)

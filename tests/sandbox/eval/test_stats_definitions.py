@@ -127,8 +127,13 @@ def test_degenerate_samples_keep_their_level_and_size() -> None:
 
 
 def test_values_and_cluster_ids_must_pair_up() -> None:
+    """Whatever the values: a constant or empty sample with the wrong ids is refused too."""
     with pytest.raises(ValueError, match=r"^3 values but 2 cluster ids$"):
         bootstrap_ci([1.0, 0.0, 1.0], clusters=["a", "b"])
+    with pytest.raises(ValueError, match=r"^2 values but 1 cluster ids$"):
+        bootstrap_ci([1.0, 1.0], clusters=["a"])
+    with pytest.raises(ValueError, match=r"^0 values but 1 cluster ids$"):
+        bootstrap_ci([], clusters=["a"])
 
 
 @pytest.mark.parametrize(
