@@ -66,6 +66,14 @@ def test_facts_count_successful_calls_and_distinct_apis_of_the_path() -> None:
     )
 
 
+def test_one_api_called_under_two_names_is_one_distinct_tool() -> None:
+    """Distinct tools are the APIs reached, not the names written: ToolBench's suffix rule lets
+    a shortened name reach the same API."""
+    short = call("add", i=1).model_copy(update={"name": "add_for_calc_v2"})
+    facts = episode_facts(traj(calls=[[call("add", i=0), short]]), None)
+    assert (facts.successful_calls, facts.distinct_tools) == (2, 1)
+
+
 def test_facts_of_an_episode_without_a_chosen_path_read_every_node() -> None:
     """An episode cut short before it chose a path (a budget ran out) counts all its nodes."""
     t = traj(
@@ -100,6 +108,10 @@ def test_an_outcome_names_its_task_and_trial_whichever_rule_decides() -> None:
     for cand, ref, rule in cases:
         out = compare_episode(cand, ref, "task-x", 3)
         assert (out.task_id, out.trial, out.rule) == ("task-x", 3, rule)
+
+
+def test_an_outcome_without_a_trial_is_trial_0() -> None:
+    assert compare_episode(EpisodeFacts(), EpisodeFacts(), "t").trial == 0
 
 
 def test_both_failed_equal_is_for_a_judge_only_when_both_answered() -> None:
@@ -198,15 +210,20 @@ def test_the_summary_counts_rates_and_lists_by_hand() -> None:
     assert s.tooleval_win_rate == bootstrap_ci([1.0, 0.0, 0.0, 1.0], seed=5, clusters=clusters)
 
 
-def test_the_summary_intervals_follow_its_seed() -> None:
-    """The same outcomes with another seed draw other resamples (the seed reaches both rates).
-    Tasks with 1 to 6 trials make the resampled means (sums over counts) nearly continuous."""
+def _uneven() -> list[PairOutcome]:
+    """Tasks ``t1``..``t6`` with 1 to 6 trials, winners in a cycle."""
     cycle = ["candidate", "tie", "reference", "candidate", "reference"]
-    outcomes = [
+    return [
         _outcome(f"t{n}", cycle[(n + trial) % 5], trial=trial)
         for n in range(1, 7)
         for trial in range(n)
     ]
+
+
+def test_the_summary_intervals_follow_its_seed() -> None:
+    """The same outcomes with another seed draw other resamples (the seed reaches both rates).
+    Tasks with 1 to 6 trials make the resampled means (sums over counts) nearly continuous."""
+    outcomes = _uneven()
     one = summarise_wins(outcomes, candidate="c", reference="r", seed=1)
     two = summarise_wins(outcomes, candidate="c", reference="r", seed=2)
     assert one.win_rate.value == two.win_rate.value
@@ -215,6 +232,18 @@ def test_the_summary_intervals_follow_its_seed() -> None:
         two.tooleval_win_rate.low,
         two.tooleval_win_rate.high,
     )
+
+
+def test_the_summary_keeps_the_tie_value_and_defaults_to_seed_0() -> None:
+    winners = ["candidate", "tie", "reference", "candidate", "tie"]
+    outcomes = [_outcome(f"t{i}", w, trial=i % 2) for i, w in enumerate(winners)]
+    zero = summarise_wins(outcomes, candidate="c", reference="r", tie_value=0.0)
+    assert zero.tie_value == 0.0 and zero.win_rate.value == pytest.approx(2 / 5)
+    assert summarise_wins(outcomes, candidate="c", reference="r").tie_value == 0.5
+    uneven = _uneven()
+    unseeded = summarise_wins(uneven, candidate="c", reference="r")
+    assert unseeded == summarise_wins(uneven, candidate="c", reference="r", seed=0)
+    assert unseeded != summarise_wins(uneven, candidate="c", reference="r", seed=1)
 
 
 def test_a_summary_of_judge_errors_only_has_no_rates() -> None:
