@@ -82,8 +82,24 @@ def test_the_bootstrap_draws_and_quantiles_are_the_documented_ones() -> None:
             pytest.approx(min(low, point)),
             pytest.approx(max(high, point)),
         )
-    # the defaults: 2000 resamples at 95%, seed 0
-    assert bootstrap_ci(values) == bootstrap_ci(values, seed=0, resamples=2000, level=0.95)
+    # two resamples: the upper bound interpolates between the two sorted means
+    for seed in range(10):
+        ci = bootstrap_ci(values, seed=seed, resamples=2, level=0.5)
+        low, high = _percentile_bootstrap([(v, 1) for v in values], seed, 2, 0.5)
+        assert (ci.low, ci.high) == (
+            pytest.approx(min(low, point)),
+            pytest.approx(max(high, point)),
+        )
+
+
+def test_the_bootstrap_defaults_are_2000_resamples_at_95_percent_with_seed_0() -> None:
+    """Values spread enough that every resample count and seed moves the bounds."""
+    values = [0.013 * i**1.5 % 1 for i in range(1, 40)]
+    default = bootstrap_ci(values)
+    assert default == bootstrap_ci(values, seed=0, resamples=2000, level=0.95)
+    assert default.level == 0.95
+    assert default != bootstrap_ci(values, seed=1)
+    assert default != bootstrap_ci(values, resamples=2001)
 
 
 def test_the_cluster_bootstrap_draws_whole_tasks() -> None:
