@@ -12,6 +12,7 @@ import pytest
 
 from sandbox.eval.tooleval.functions import (
     FUNCTIONS,
+    _schema,
     better_fields,
     prompt_fields,
     prompt_for,
@@ -33,6 +34,19 @@ def test_the_offered_tool_is_the_one_function_with_its_parameters() -> None:
                 },
                 "required": ["is_solved"],
             },
+        },
+    }
+
+
+def test_a_function_schema_requires_every_parameter_it_lists() -> None:
+    """The shape of every function's definition (the definitions are built once, on import)."""
+    status = {"type": "string"}
+    assert _schema("Say it.", {"status": status, "why": status}) == {
+        "description": "Say it.",
+        "parameters": {
+            "type": "object",
+            "properties": {"status": status, "why": status},
+            "required": ["status", "why"],
         },
     }
 

@@ -108,7 +108,8 @@ async def test_each_round_sees_the_query_the_answers_its_index_and_its_generator
     rule = ScriptedRule()
     cand = [traj("a", answer="from cand", calls=[[call("add")]], trial=1)]
     ref = [traj("a", answer="from ref", trial=1, agent="dfsdt")]
-    await _prefer(rule, cand, ref, rounds=2, seed=5)
+    out = await _prefer(rule, cand, ref, rounds=2, seed=5)
+    assert [(o.task_id, o.trial) for o in out] == [("a", 1), ("b", 0)]
     assert [s["index"] for s in rule.seen] == [PREFERENCE_SEED_BASE, PREFERENCE_SEED_BASE + 1]
     assert PREFERENCE_SEED_BASE == 1000
     assert {s["query"] for s in rule.seen} == {"Query of a?"}
@@ -138,14 +139,23 @@ async def test_an_episode_that_failed_in_the_infrastructure_has_no_answer() -> N
     assert out[1].rule.startswith("rounds ") and len(rule.seen) == 2
 
 
+async def test_missing_answers_of_later_trials_name_their_trial() -> None:
+    out = await _prefer(ScriptedRule(), [traj("a", trial=2)], [traj("b", trial=3)], rounds=2)
+    assert [(o.task_id, o.trial, o.winner, o.rule) for o in out] == [
+        ("a", 2, "candidate", "missing_reference"),
+        ("b", 3, "reference", "missing_candidate"),
+    ]
+
+
 async def test_a_judge_failure_in_any_round_makes_the_pair_a_listed_judge_error() -> None:
     rule = ScriptedRule(fail_on="BROKEN")
     out = await _prefer(
         rule,
-        [traj("a", answer="BROKEN"), traj("b", answer="fine")],
-        [traj("a", answer="x"), traj("b", answer="y")],
+        [traj("a", answer="BROKEN", trial=1), traj("b", answer="fine")],
+        [traj("a", answer="x", trial=1), traj("b", answer="y")],
         rounds=2,
     )
+    assert [(o.task_id, o.trial) for o in out] == [("a", 1), ("b", 0)]
     assert out[0].model_dump(include={"winner", "rule", "decided_by", "judge_error", "rounds"}) == {
         "winner": "tie",
         "rule": "judge_error",
