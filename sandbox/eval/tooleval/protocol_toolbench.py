@@ -120,7 +120,7 @@ class ToolbenchProtocol(ProtocolBase):
                 reason = "no answer: dropped from the denominator, as ToolEval does"
                 return base.model_copy(update={"excluded": "missing", "reason": reason})
             if traj.infra_error:
-                return base.model_copy(update={"excluded": "infra"})
+                return base  # label_episode already left it out as ``infra``
             try:
                 results = await asyncio.gather(
                     *(label_sample(the_judge, traj, task, i) for i in range(samples))
