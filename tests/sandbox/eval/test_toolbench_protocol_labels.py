@@ -138,22 +138,38 @@ async def test_labels_over_samples_by_hand() -> None:
     assert sorted({i for _, i in judge.asked}) == [0, 1, 2, 3]
 
 
-async def test_a_label_decided_by_rules_alone_reads_like_one() -> None:
+@pytest.mark.parametrize("samples", [1, 2])
+async def test_a_label_decided_by_rules_alone_reads_like_one(samples: int) -> None:
     judge = SampledJudge({})
     (label,) = await TOOLBENCH.label(
         [traj("a", answer="")],
         [task("a")],
         [("a", 0)],
         judge,
-        JudgeSettings(samples=2),
+        JudgeSettings(samples=samples),
     )
-    assert (label.label, label.method, label.reason, label.score) == (
+    assert (label.label, label.method, label.reason, label.score, label.samples) == (
         "unsolved",
         "rule",
         "empty final answer or a give-up",
         0.0,
+        ["unsolved"] * samples,
     )
     assert judge.asked == []
+
+
+async def test_an_infrastructure_failure_is_left_out_as_infra() -> None:
+    broken = traj("a", status=Status.error, answer=None, infra=True, trial=1)
+    (label,) = await TOOLBENCH.label(
+        [broken], [task("a")], [("a", 1)], SampledJudge({}), JudgeSettings(samples=1)
+    )
+    assert (label.task_id, label.trial, label.excluded, label.label) == (
+        "a",
+        1,
+        "infra",
+        "unsolved",
+    )
+    assert label.reason == "infra error: endpoint down"
 
 
 async def test_which_episodes_are_labelled_and_in_what_order() -> None:
@@ -167,7 +183,7 @@ async def test_which_episodes_are_labelled_and_in_what_order() -> None:
         traj("z", answer="DOWN", trial=1),
         traj("elsewhere", answer="ok"),
     ]
-    keys = [("a", 0), ("z", 1), ("gone", 0)]
+    keys = [("a", 0), ("z", 1), ("gone", 0), ("a", 3)]
     labels = await TOOLBENCH.label(
         trajs,
         tasks,
@@ -179,6 +195,7 @@ async def test_which_episodes_are_labelled_and_in_what_order() -> None:
         ("z", 1, "judge_error", "judge error: judge down"),
         ("a", 0, "missing", "no answer: dropped from the denominator, as ToolEval does"),
         ("a", 2, None, "solved 1: Solved (final answer): first"),
+        ("a", 3, "missing", "no answer: dropped from the denominator, as ToolEval does"),
     ]
 
 
