@@ -107,8 +107,10 @@ def test_the_better_answer_by_verdict_then_steps_then_the_first() -> None:
     assert _better(solved, shorter)["index"] == 1 and _better(shorter, solved)["index"] == 0
     assert _better(unsolved, {**unsolved, "total_steps": 3})["index"] == 0
     assert _better(unsolved, dict(unsolved))["index"] == 0
-    # an answer without steps counts none; a broken one is empty, so Unsolved
+    # an answer without steps counts none, fewer than 1; a broken one is empty, so Unsolved
     assert _better({"final_answer": _finish("7")}, unsolved)["index"] == 0
+    one_step = {**unsolved, "total_steps": 1}
+    assert _better(one_step, {"final_answer": _finish("7")})["index"] == 1
     fields = {"query": CHECKED.query, "answer_0": "{oops", "answer_1": json.dumps(solved)}
     assert ENDPOINT.decide("select_better_answer", fields)["index"] == 1
 

@@ -133,10 +133,21 @@ async def test_unsure_gets_a_second_look_at_the_whole_answer() -> None:
     assert "café" in second[1]["answer"]
 
 
-async def test_a_first_verdict_without_a_reason_reports_an_empty_one() -> None:
+async def test_a_verdict_without_a_reason_reports_an_empty_one() -> None:
     judge = ScriptedJudge(check_answer_status=lambda f: {"answer_status": "Unsolved"})
     verdict = await check_is_solved(judge, "q", _answer("x"), index=0)
     assert (verdict.status, verdict.reason) == ("Unsolved", "")
+    second = ScriptedJudge(
+        check_answer_status=lambda f: {"answer_status": "Unsure", "reason": "hmm"},
+        parse_answer_status=lambda f: {"answer_status": "Solved"},
+    )
+    verdict = await check_is_solved(second, "q", _answer("x"), index=0)
+    assert (verdict.status, verdict.reason, verdict.second_look) == ("Solved", "", True)
+    # asked for reasons by default, on both looks
+    assert [(a[0], a[3]) for a in second.asked] == [
+        ("check_answer_status", True),
+        ("parse_answer_status", True),
+    ]
 
 
 # -- toolbench_round ---------------------------------------------------------------------------
@@ -219,6 +230,18 @@ async def test_both_solved_fewer_steps_wins() -> None:
         False,
         2,
     )
+
+
+async def test_an_answer_without_a_step_count_has_none() -> None:
+    """Both solved: an answer that states no ``total_steps`` counts 0 steps, fewer than 1."""
+    judge = ScriptedJudge(check_solve_query=_solved_unless("NOT"))
+    unstated = {"final_answer": _answer("a")["final_answer"], "answer_details": []}
+    for answers, winner in (
+        ([unstated, _answer("b", steps=1)], 0),
+        ([_answer("b", steps=1), unstated], 1),
+    ):
+        assert await normalized_round(judge, "q", answers, index=0, rng=random.Random(0)) == winner
+    assert judge.functions() == ["check_solve_query"] * 4
 
 
 async def test_both_solved_in_as_few_steps_asks_for_the_best_final_answer() -> None:
