@@ -137,6 +137,10 @@ def test_degenerate_samples_keep_their_level_and_size() -> None:
     }
     const = bootstrap_ci([0.5, 0.5, 0.5], level=0.8)
     assert (const.value, const.low, const.high, const.n, const.level) == (0.5, 0.5, 0.5, 3, 0.8)
+    # exactly the point, even where adding up clusters of other sizes would round differently
+    for clusters in (["a", "b", "b"], list("abbcccc")):
+        tenths = bootstrap_ci([0.1] * len(clusters), clusters=clusters)
+        assert tenths.low == tenths.value == tenths.high
     # only the first value differs: not a constant sample, so it is resampled
     spread = bootstrap_ci([0.0, 1.0, 1.0, 1.0], seed=1)
     assert spread.low < spread.value == 0.75
