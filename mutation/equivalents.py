@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mutation.equivalents_eval import EVAL_EQUIVALENTS
+
 __all__ = ["EQUIVALENTS", "Equivalent", "matching"]
 
 
@@ -773,6 +775,7 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         for after in ("Measure(n=0)", "Measure(value=None, )")
     ),
     *STORE_EQUIVALENTS,
+    *(Equivalent(*entry) for entry in EVAL_EQUIVALENTS),
 )
 
 
