@@ -1,5 +1,6 @@
-"""Equivalent mutants of the win-rate, statistics and ToolEval modules (``sandbox.eval``): each
-changes no behaviour any test could observe, for the reason given. Plain tuples ``(module,
+"""Equivalent mutants of the win-rate, statistics and ToolEval modules (``sandbox.eval``) and of
+the fixture installer (``sandbox.replay.fixtures``): each changes no behaviour any test could
+observe, for the reason given. Plain tuples ``(module,
 function, lines before, lines after, why)``: ``mutation.equivalents`` makes them entries and
 lists them with the others."""
 
@@ -47,7 +48,19 @@ _MODELS_LINE = 'return http.Response(200, json={"object": "list", "data": [{"id"
 _CALL_LINE = "RULES_JUDGE, BASE_URL, name=RULES_JUDGE, retry=no_retries, http_client=client"
 _PROMPT_LINE = 'prompt = str(messages[-1].get("content") or "") if messages else ""'
 
+_REPORT_LINE = 'report.read_text(encoding="utf-8").replace(str(fresh), str(dest)), encoding="utf-8"'
+
 EVAL_EQUIVALENTS: tuple[Entry, ...] = (
+    *_swaps(
+        "sandbox.replay.fixtures",
+        "_install",
+        _REPORT_LINE,
+        (
+            _REPORT_LINE.replace('read_text(encoding="utf-8")', 'read_text(encoding="UTF-8")'),
+            _REPORT_LINE.replace(', encoding="utf-8"', ', encoding="UTF-8"'),
+        ),
+        "Python looks codec names up in any letter case: the same UTF-8 codec",
+    ),
     *_swaps(
         "sandbox.eval.win_rate",
         "_by",

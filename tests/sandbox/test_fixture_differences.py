@@ -118,3 +118,24 @@ def test_the_command_prints_the_lines_and_a_one_line_error(
     assert main([str(tmp_path / "empty"), str(tmp_path / "replays")]) == 1
     err = capsys.readouterr().err
     assert err == f"error: no runs in {tmp_path / 'empty'} to install as fixtures\n"
+
+
+def test_the_command_help_names_the_command_and_its_arguments(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: python -m sandbox.replay.fixtures [-h] [--force] fresh fixtures")
+    assert (
+        "Installing freshly made runs as the committed regression fixtures, only where behaviour "
+        "changed." in text
+    )
+    for line in (
+        "fresh       folder holding the runs just made",
+        "fixtures    folder of the committed fixtures",
+        "--force     replace even identical fixtures",
+    ):
+        assert line in text

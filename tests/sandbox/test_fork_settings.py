@@ -100,3 +100,11 @@ def test_the_continuing_model_is_resolved_with_the_environment_given(
     )
     (forked,) = read_trajectories(result.path)
     assert forked.status.value == "answered"
+
+
+def test_a_fork_prints_no_progress_of_its_own(
+    recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``fork_run`` is quiet: the command that calls it reports the new run."""
+    fork_run(recorded, task=_task(recorded), until_step=1, then_model="reference", out=tmp_path)
+    assert capsys.readouterr().err == ""
