@@ -133,6 +133,7 @@ def test_the_command_help_names_the_command_and_its_arguments(
         "Installing freshly made runs as the committed regression fixtures, only where behaviour "
         "changed." in text
     )
+    assert "make replays" not in text  # the first paragraph of the module doc only
     for line in (
         "fresh       folder holding the runs just made",
         "fixtures    folder of the committed fixtures",
