@@ -96,6 +96,7 @@ GROUPS: tuple[Group, ...] = (
             "tests/sandbox/test_fork.py",
             "tests/sandbox/test_fork_settings.py",
             "tests/sandbox/test_fixture_differences.py",
+            "tests/sandbox/test_replay_unrecorded.py",
             "tests/sandbox/interop/test_replay_toolbench.py",
         ),
     ),
