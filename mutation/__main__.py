@@ -143,6 +143,10 @@ def _run_group(
             patterns += names[module]
         if not patterns:
             return []
+    if not args.changed and not any(mutant_names(folder, m) for m in group.modules):
+        # only code mutmut leaves alone (a pydantic class body, constants): nothing to run
+        print(f"{', '.join(group.modules)}: no mutants (nothing mutmut mutates)", flush=True)
+        return [ModuleScore(m) for m in group.modules]
     left = None if deadline is None else max(1.0, deadline - time.monotonic())
     print(f"mutating {', '.join(group.modules)} ...", flush=True)
     run_mutmut(folder, jobs=args.jobs, names=patterns, max_seconds=left)
