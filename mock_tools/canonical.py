@@ -32,12 +32,12 @@ _FALSE = {"false", "0", "no", "n", "off"}
 
 def canonical_args(args: dict[str, Any] | None, schema: dict[str, Any] | None = None) -> dict:
     """Return the canonical form of an arguments object under a JSON Schema."""
-    schema = schema or {"type": "object"}
+    schema = schema or {}  # no schema: an object without declared properties
     args = dict(args or {})
     if schema.get(TOOLBENCH_NAMES) is True:
         args = toolbench_arguments(args, schema.get("properties") or {})
-    value = _canon(args, schema)
-    return value if isinstance(value, dict) else {}
+    canonical: dict = _canon(args, schema)  # an object canonicalises to an object
+    return canonical
 
 
 def canonical_key(args: dict[str, Any] | None, schema: dict[str, Any] | None = None) -> str:
@@ -137,12 +137,10 @@ def _coerce(value: Any, t: str | None) -> Any:
         if isinstance(value, int) and value in (0, 1):
             return bool(value)
         return _FAIL
-    if t == "null":
+    if t in ("null", "array", "object"):
+        # nulls are dropped and arrays and objects canonicalised by ``_canon`` before any value
+        # reaches here: a scalar is none of these
         return _FAIL
-    if t == "array":
-        return value if isinstance(value, list) else _FAIL
-    if t == "object":
-        return value if isinstance(value, dict) else _FAIL
     return _normalise_number(value)
 
 
@@ -169,7 +167,7 @@ def canonicaliser(schema: dict[str, Any] | None) -> Callable[[dict[str, Any]], d
     ``number`` one, any of them for a property without a type) take a short path with the same
     result; anything else goes through ``canonical_args``.
     """
-    schema = schema or {"type": "object"}
+    schema = schema or {}
     props = schema.get("properties") or {}
     subs = {k: sub if isinstance(sub, dict) else {} for k, sub in props.items()}
     defaults = {
