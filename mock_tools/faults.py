@@ -3,7 +3,11 @@
 Whether a call meets a fault is a pure function of ``(seed, scenario, tool, api, canonical key,
 occurrence)`` through SHA-256, never of a global call counter or of Python's salted ``hash()``:
 two strategies that make the same call in the same scenario meet the same fault, and a retry (the
-next occurrence) draws again.
+next occurrence) draws again. Exactly: the material is the compact JSON array
+``[seed,scenario,tool,api,canonical_key,occurrence]`` (a missing scenario as ``""``, non-ASCII text
+as itself), hashed as UTF-8; the first 8 bytes of the digest, big-endian, over 2**64 are the draw
+in [0, 1); the call meets a fault when the draw is below the rate, and the kind is
+``kinds[next 8 bytes, big-endian, modulo len(kinds)]``. An empty ``kinds`` injects nothing.
 
 Settings come in three layers, the most specific winning: the app's default ``FaultConfig``, a
 per-scenario config (a task's ``faults`` field or a registry given to ``create_app``), and a config
