@@ -84,6 +84,8 @@ _PAIRS_CALL = "return max_weight_pairs(edges, maxcardinality=True, memo=memo)"
 
 _OVERLAY = "mock_tools.overlay"
 _REPLAY = "sandbox.replay.replay"
+_FAULTS = "mock_tools.faults"
+_MISS = "mock_tools.miss"
 _DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
 
 
@@ -776,6 +778,69 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
     ),
     *STORE_EQUIVALENTS,
     *(Equivalent(*entry) for entry in EVAL_EQUIVALENTS),
+    # -- mock_tools: faults, miss ---------------------------------------------------------------
+    Equivalent(
+        _FAULTS,
+        "decide_fault",
+        ("if config is None or config.rate <= 0.0 or not config.kinds:",),
+        ("if config is None or config.rate < 0.0 or not config.kinds:",),
+        "a draw is never below 0, so a rate of 0 faults no call whether it returns early or not",
+    ),
+    Equivalent(
+        _FAULTS,
+        "decide_fault",
+        ('separators=(",", ":"),',),
+        ('separators=(",", "XX:XX"),',),
+        "the material is a JSON array of scalars: no object, so the key separator is never written",
+    ),
+    Equivalent(
+        _FAULTS,
+        "decide_fault",
+        ('digest = hashlib.sha256(material.encode("utf-8")).digest()',),
+        ('digest = hashlib.sha256(material.encode("UTF-8")).digest()',),
+        _CODEC_CASE,
+    ),
+    Equivalent(
+        _MISS,
+        "run_simulator",
+        ("return result if isinstance(result, Response) else Response.model_validate(result)",),
+        (
+            "return result if (isinstance(result, Response)) and False else "
+            "Response.model_validate(result)",
+        ),
+        "Response.model_validate returns a Response it is given unchanged (pydantic's "
+        "revalidate_instances is 'never'): the same object either way",
+    ),
+    Equivalent(
+        _MISS,
+        "Upstream.fetch",
+        ('content=dumps_canonical(args).encode("utf-8"),',),
+        ('content=dumps_canonical(args).encode("UTF-8"),',),
+        _CODEC_CASE,
+    ),
+    *(
+        Equivalent(
+            _MISS,
+            "Upstream.fetch",
+            ('headers={"Content-Type": "application/json"},',),
+            (f'headers={{"{name}": "application/json"}},',),
+            "HTTP field names are case-insensitive (RFC 9110, 5.1): the same header",
+        )
+        for name in ("content-type", "CONTENT-TYPE")
+    ),
+    *(
+        Equivalent(
+            _MISS,
+            "Upstream.url",
+            ('t, a = quote(tool, safe=""), quote(api, safe="")',),
+            (line,),
+            "quote never escapes ASCII letters: letters added to safe change nothing",
+        )
+        for line in (
+            't, a = quote(tool, safe=""), quote(api, safe="XXXX")',
+            't, a = quote(tool, safe="XXXX"), quote(api, safe="")',
+        )
+    ),
 )
 
 

@@ -151,3 +151,36 @@ def test_toolbench_spellings_of_a_name_meet_only_under_a_toolbench_schema() -> N
         assert canon({"ID": 5}) == {"ID": 5}
     marked_otherwise = {"type": "object", "properties": props, TOOLBENCH_NAMES: "yes"}
     assert canonicaliser(marked_otherwise)({"ID": 5}) == {"ID": 5}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"city": " Oslo "},  # a string for a string property
+        {"days": 5, "ratio": 2},  # integers for integer and number properties
+        {"metric": False},  # a boolean for a boolean property
+        {"free": "x", "other": 3, "more": True},  # anything for a property without a type
+        {"city": None, "days": 7},
+    ],
+)
+def test_plain_recorded_arguments_take_the_short_path(
+    args: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Indexing a large suite canonicalises every recording (``bench/store_bench.py`` measures
+    it): arguments that need no conversion are canonicalised without the general, per-value
+    ``canonical_args``, as ``canonicaliser``'s docstring promises."""
+    import mock_tools.canonical as canonical_module
+
+    calls: list[dict[str, Any]] = []
+
+    def general(args: dict[str, Any], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        calls.append(args)
+        return canonical_args(args, schema)
+
+    canon = canonicaliser(SCHEMA)
+    expected = canonical_args(dict(args), SCHEMA)
+    monkeypatch.setattr(canonical_module, "canonical_args", general)
+    assert canon(dict(args)) == expected
+    assert calls == []
+    assert canon({"days": "5"}) == {"days": 5}  # a conversion takes the general path
+    assert calls == [{"days": "5"}]

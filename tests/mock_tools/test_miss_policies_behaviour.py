@@ -114,6 +114,15 @@ async def test_a_failing_simulator_is_an_infrastructure_error_naming_the_excepti
     assert got == MissAnswer(error, "miss", code="sim_failed", status=502, infra=True)
 
 
+async def test_a_simulator_that_cannot_be_called_is_reported_as_such() -> None:
+    """A simulator option that is neither a ``ToolSimulator`` nor callable fails each miss with
+    the error Python gives for calling it, as an infrastructure error."""
+    policy = SimulatePolicy(SimulatePolicy.Options(simulator=5))
+    got = await policy.answer(_miss())
+    error = Response(ok=False, error="simulator failed: TypeError: 'int' object is not callable")
+    assert got == MissAnswer(error, "miss", code="sim_failed", status=502, infra=True)
+
+
 async def test_closing_the_policy_closes_a_simulator_that_can_be_closed() -> None:
     closed: list[bool] = []
 
