@@ -818,6 +818,13 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         ('content=dumps_canonical(args).encode("UTF-8"),',),
         _CODEC_CASE,
     ),
+    Equivalent(
+        _MISS,
+        "Upstream.fetch",
+        ("return UpstreamAnswer(Response(ok=True, body=body, latency_ms=latency), True)",),
+        ("return UpstreamAnswer(Response(body=body, latency_ms=latency), True)",),
+        "ok=True is Response's default: the same Response",
+    ),
     *(
         Equivalent(
             _MISS,
