@@ -1,0 +1,134 @@
+"""The service behind every transport: its health report, argument checking, occurrence resets
+and what it does with an answer a miss policy makes at run time."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mock_tools import Response, load_suite
+from mock_tools.miss import Miss, MissAnswer
+from mock_tools.service import CallContext, Rejected, create_service
+
+WEATHER = ("Weather Now", "current")
+
+
+class _Recorder:
+    """A miss policy that keeps what it was asked and answers with ``make(miss)``, recorded."""
+
+    name = "recorder"
+    records = True
+
+    def __init__(self, make: Any, model: str | None = "sim-1") -> None:
+        self.make, self.model = make, model
+        self.asked: list[Miss] = []
+
+    async def answer(self, miss: Miss) -> MissAnswer:
+        self.asked.append(miss)
+        body = await self.make(miss)
+        return MissAnswer(Response(body=body), "simulated", record_as="simulated", model=self.model)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _constant(miss: Miss) -> Any:
+    return {"temp_c": 1}
+
+
+def test_health_reports_the_suite_its_recordings_and_policy(
+    suite_dir: Path, tmp_path: Path
+) -> None:
+    suite = load_suite(suite_dir)
+    plain = create_service(suite)
+    assert plain.health() == {
+        "status": "ok",
+        "suite": "tiny",
+        "fingerprint": suite.fingerprint,
+        "apis": 4,  # Weather Now: current, 2-Day Outlook; shop: order status, id
+        "recordings": 8,
+        "miss_policy": "error",
+    }
+    overlay = tmp_path / "overlay.sqlite"
+    shared = create_service(suite, miss_policy=_Recorder(_constant), overlay=overlay)
+    assert shared.health()["overlay"] == {"path": str(overlay), "entries": 0}
+    assert shared.health()["miss_policy"] == "recorder"
+
+
+def test_canonicalise_gives_the_key_or_rejects_every_violation(suite: Any) -> None:
+    service = create_service(suite)
+    assert service.canonicalise(*WEATHER, {"city": " Oslo ", "days": "2"}) == (
+        {"city": "Oslo", "days": 2},
+        '{"city":"Oslo","days":2}',
+    )
+    with pytest.raises(Rejected) as caught:
+        service.canonicalise(*WEATHER, {"days": 0})
+    assert (caught.value.status, caught.value.code, str(caught.value)) == (
+        422,
+        "invalid_arguments",
+        "arguments of Weather Now/current do not match its schema",
+    )
+    assert len(caught.value.extra["violations"]) == 2  # city missing, days below its minimum
+
+
+def test_resetting_one_scope_keeps_the_other_scopes_counts(suite: Any) -> None:
+    """Both counts (deliveries of recordings, attempts for fault decisions) of the other scopes
+    go on after one scope is reset."""
+    service = create_service(suite)
+    for scope in ("a", "b"):
+        service.deliveries.next(scope, *WEATHER, "{}")
+        service.attempts.next(scope, *WEATHER, "{}")
+    assert service.reset("a") == 1
+    assert [c.peek("a", *WEATHER, "{}") for c in (service.deliveries, service.attempts)] == [0, 0]
+    assert [c.peek("b", *WEATHER, "{}") for c in (service.deliveries, service.attempts)] == [1, 1]
+
+
+async def test_a_made_answer_names_its_origin_in_json(suite: Any) -> None:
+    """A simulated answer's origin is the recording's provenance as JSON: its source, the model,
+    and the time (UTC) it was made; nothing left at its default."""
+    for model, keys in (("sim-1", {"source", "recorded_at", "model"}), (None, None)):
+        service = create_service(suite, miss_policy=_Recorder(_constant, model=model))
+        canon, key = service.canonical(*WEATHER, {"city": "Rome"})
+        outcome = await service.call(*WEATHER, canon, key, CallContext())
+        origin = outcome.origin or {}
+        assert set(origin) == (keys or {"source", "recorded_at"})
+        assert origin["source"] == "simulated" and origin.get("model") == model
+        made = datetime.fromisoformat(origin["recorded_at"].replace("Z", "+00:00"))
+        assert made.utcoffset() == timedelta(0)
+        await service.aclose()
+
+
+async def test_the_policy_is_told_the_scenario_and_scope_and_gets_its_own_arguments(
+    suite: Any,
+) -> None:
+    async def scribble(miss: Miss) -> Any:
+        miss.args["tags"].append("changed by the policy")
+        return {"ok": 1}
+
+    policy = _Recorder(scribble)
+    service = create_service(suite, miss_policy=policy)
+    canon = {"city": "Rome", "tags": ["a"]}
+    ctx = CallContext(scenario="task-7", scope="episode-3")
+    await service.call(*WEATHER, canon, '{"city":"Rome","tags":["a"]}', ctx)
+    (miss,) = policy.asked
+    assert (miss.scenario, miss.scope) == ("task-7", "episode-3")
+    assert canon == {"city": "Rome", "tags": ["a"]}  # the caller's copy is untouched
+
+
+async def test_numbers_json_cannot_hold_are_served_as_recorded(suite: Any) -> None:
+    """A simulator's NaN and infinities are served in their canonical string form, the form the
+    recording keeps, so the first answer and every later hit are the same."""
+
+    async def odd_numbers(miss: Miss) -> Any:
+        return {"x": float("nan"), "y": [float("inf"), -float("inf")], "z": 1.5}
+
+    service = create_service(suite, miss_policy=_Recorder(odd_numbers))
+    canon, key = service.canonical(*WEATHER, {"city": "Rome"})
+    first = await service.call(*WEATHER, canon, key, CallContext())
+    again = await service.call(*WEATHER, canon, key, CallContext())
+    expected = {"x": "NaN", "y": ["Infinity", "-Infinity"], "z": 1.5}
+    assert first.response.body == expected
+    assert again.response.body == expected
