@@ -86,6 +86,7 @@ _OVERLAY = "mock_tools.overlay"
 _REPLAY = "sandbox.replay.replay"
 _FAULTS = "mock_tools.faults"
 _MISS = "mock_tools.miss"
+_STORE = "mock_tools.store"
 _DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
 
 
@@ -847,6 +848,69 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
             't, a = quote(tool, safe=""), quote(api, safe="XXXX")',
             't, a = quote(tool, safe="XXXX"), quote(api, safe="")',
         )
+    ),
+    # -- mock_tools: store -------------------------------------------------------------------------
+    Equivalent(
+        _STORE,
+        "RecordingStore.keys",
+        ("return [*recorded, *added] if added else recorded",),
+        ("return [*recorded, *added] if (added) or True else recorded",),
+        "with nothing added, [*recorded] lists the same keys in the same order as recorded",
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter._cut_torn_tail",
+        ('if size == 0 or os.pread(self._fd, 1, size - 1) == b"\\n":',),
+        ('if size == 0 or os.pread(self._fd, 2, size - 1) == b"\\n":',),
+        "a read at the last byte returns that one byte however many are asked for",
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter._cut_torn_tail",
+        ("start = max(0, end - 65536)",),
+        ("start = max(0, end - 65537)",),
+        "the blocks tile the file backwards from its end whatever their size: the last newline "
+        "found is the same; only the number of reads changes",
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter._cut_torn_tail",
+        ("block = os.pread(self._fd, end - start, start)",),
+        ("block = os.pread(self._fd, end + start, start)",),
+        "the longer read only adds bytes after end, which an earlier block (or the end of the "
+        "file) already showed hold no newline: the last newline found is the same",
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter.append",
+        ('recording.model_dump(mode="json", exclude_defaults=False),',),
+        ('recording.model_dump(mode="json", ),',),
+        "exclude_defaults=False is model_dump's default: the same line",
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter.append",
+        ('data = (line + "\\n").encode("utf-8")',),
+        ('data = (line + "\\n").encode("UTF-8")',),
+        _CODEC_CASE,
+    ),
+    *(
+        Equivalent(
+            _STORE,
+            "RecordingWriter.close",
+            ("if self._fd >= 0:",),
+            (line,),
+            "an open writer's descriptor is never 0 (standard input is open in every process "
+            "that serves), and a closed one is negative: the same test",
+        )
+        for line in ("if self._fd > 0:", "if self._fd >= 1:")
+    ),
+    Equivalent(
+        _STORE,
+        "RecordingWriter.close",
+        ("self._fd = -1",),
+        ("self._fd = -2",),
+        "any negative descriptor marks the writer closed (close tests >= 0): the same state",
     ),
 )
 
