@@ -87,6 +87,7 @@ _REPLAY = "sandbox.replay.replay"
 _FAULTS = "mock_tools.faults"
 _MISS = "mock_tools.miss"
 _STORE = "mock_tools.store"
+_INDEX = "mock_tools.recording_index"
 _DEFAULT_NONE = "the argument left out is the field's default (None): the same StepDiff"
 
 
@@ -911,6 +912,88 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         ("self._fd = -1",),
         ("self._fd = -2",),
         "any negative descriptor marks the writer closed (close tests >= 0): the same state",
+    ),
+    # -- mock_tools: recording_index -------------------------------------------------------------
+    Equivalent(
+        _INDEX,
+        "_canonical_text",
+        ('return dumps_canonical(canon).encode("utf-8", "surrogatepass"), True',),
+        ('return dumps_canonical(canon).encode("UTF-8", "surrogatepass"), True',),
+        _CODEC_CASE,
+    ),
+    *(
+        Equivalent(
+            _INDEX,
+            "_canonical_text",
+            (before,),
+            (after,),
+            "the flag only lets a lookup that found nothing try the key's own text too; a key "
+            "whose arguments orjson cannot write cannot be read back and written by orjson "
+            "either (_key_text is None), so that lookup tries its own text anyway, and a key "
+            "orjson can write never matches a fallback line: the same answers, one search more "
+            "or less",
+        )
+        for before, after in (
+            (
+                'return dumps_canonical(canon).encode("utf-8", "surrogatepass"), True',
+                'return dumps_canonical(canon).encode("utf-8", "surrogatepass"), False',
+            ),
+            (
+                "return orjson.dumps(canon, option=_DUMPS_OPTIONS), False",
+                "return orjson.dumps(canon, option=_DUMPS_OPTIONS), True",
+            ),
+        )
+    ),
+    Equivalent(
+        _INDEX,
+        "chosen_occurrence",
+        ("if occurrence > last:",),
+        ("if occurrence >= last:",),
+        "an occurrence equal to the last recorded one is recorded, and was returned above",
+    ),
+    Equivalent(
+        _INDEX,
+        "chosen_occurrence",
+        ("earlier = [n for n in recorded if n <= occurrence]",),
+        ("earlier = [n for n in recorded if n < occurrence]",),
+        "the occurrence itself is not recorded (it was returned above): <= and < pick the same",
+    ),
+    *(
+        Equivalent(
+            _INDEX,
+            "IndexedRecordings.__eq__",
+            (
+                "return len(self) == len(other) and all(a == b for a, b in zip(self, other, "
+                "strict=True))",
+            ),
+            (
+                "return len(self) == len(other) and all(a == b for a, b in zip(self, other, "
+                f"{strict}))",
+            ),
+            "the lengths are compared first, so zip's strictness never applies",
+        )
+        for strict in ("", "strict=False", "strict=None")
+    ),
+    Equivalent(
+        _INDEX,
+        "RecordingIndex.__reduce__",
+        ('fingerprint = _HEADER.unpack_from(self._data, 0)[3].rstrip(b"\\0").decode()',),
+        ('fingerprint = _HEADER.unpack_from(self._data, 0)[3].rstrip(b"XX\\0XX").decode()',),
+        "a fingerprint is sha256: and lower-case hex, which never ends in X: the same text",
+    ),
+    Equivalent(
+        _INDEX,
+        "RecordingIndex.__reduce__",
+        ('fingerprint = _HEADER.unpack_from(self._data, 0)[3].rstrip(b"\\0").decode()',),
+        ('fingerprint = _HEADER.unpack_from(self._data, )[3].rstrip(b"\\0").decode()',),
+        "offset 0 is unpack_from's default",
+    ),
+    Equivalent(
+        _INDEX,
+        "RecordingIndex.keys",
+        ("start, end = self._apis.get((tool, api), (0, 0))",),
+        ("start, end = self._apis.get((tool, api), (1, 0))",),
+        "an API without recordings gets an empty slice either way (start past end)",
     ),
 )
 
