@@ -14,6 +14,9 @@ import pytest
 
 from mock_tools.canonical import canonical_args, canonical_key, canonicaliser
 from mock_tools.names import TOOLBENCH_NAMES
+from tests.mock_tools.test_canonical import SCHEMA as _WEATHER
+
+WEATHER_SCHEMA: dict[str, Any] = _WEATHER
 
 
 def _one(schema: dict[str, Any], value: Any) -> Any:
@@ -103,12 +106,9 @@ def test_no_schema_means_an_object_without_declared_properties() -> None:
 
 
 SCHEMA: dict[str, Any] = {
-    "type": "object",
+    **WEATHER_SCHEMA,  # city (string), days (integer, default 3), metric (boolean), ratio (number)
     "properties": {
-        "city": {"type": "string"},
-        "days": {"type": "integer", "default": 3},
-        "metric": {"type": "boolean"},
-        "ratio": {"type": "number"},
+        **WEATHER_SCHEMA["properties"],
         "free": True,  # JSON Schema: a boolean schema accepts anything
         "tags": {"type": "array", "items": {"type": "string"}},
     },
