@@ -3,14 +3,16 @@ and what it does with an answer a miss policy makes at run time."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mock_tools import Response, load_suite
-from mock_tools.miss import Miss, MissAnswer
+from mock_tools import FaultConfig, Response, load_suite
+from mock_tools.faults import decide_fault, fault_reply
+from mock_tools.miss import Miss, MissAnswer, NearestOptions, NearestPolicy
 from mock_tools.service import CallContext, Rejected, create_service
 
 WEATHER = ("Weather Now", "current")
@@ -132,3 +134,96 @@ async def test_numbers_json_cannot_hold_are_served_as_recorded(suite: Any) -> No
     expected = {"x": "NaN", "y": ["Infinity", "-Infinity"], "z": 1.5}
     assert first.response.body == expected
     assert again.response.body == expected
+
+
+def test_nearest_threshold_is_still_taken_by_its_old_keyword(suite: Any) -> None:
+    service = create_service(suite, miss_policy="nearest", nearest_threshold=50)
+    policy = service.miss_policy
+    assert isinstance(policy, NearestPolicy) and policy.options == NearestOptions(threshold=50)
+
+
+def test_a_bad_fault_config_is_a_400_naming_the_problem() -> None:
+    with pytest.raises(Rejected) as caught:
+        CallContext.parse(None, "", '{"rate": 2}')
+    assert (caught.value.status, caught.value.code) == (400, "bad_fault_header")
+    assert str(caught.value).startswith("invalid X-Sandbox-Faults header: rate: ")
+
+
+async def test_faults_are_drawn_for_the_caller_s_scenario_with_the_message_agents_read(
+    suite: Any,
+) -> None:
+    """The service draws each call's fault for the scenario the caller names (a task id), so a
+    call meets the fault the documented hash gives for that scenario."""
+    config = FaultConfig(rate=0.5, kinds=["http_500", "timeout"], seed=4)
+    service = create_service(suite, fault=config)
+    canon, key = service.canonical(*WEATHER, {"city": "Oslo"})
+    got, want = [], []
+    for n in range(1, 25):
+        outcome = await service.call(*WEATHER, canon, key, CallContext(scenario="task-9"))
+        got.append((outcome.provenance, outcome.response.error))
+        kind = decide_fault(config, "task-9", *WEATHER, key, n)
+        message = fault_reply(kind).message if kind else ""
+        want.append((f"fault:{kind}" if kind else "hit", message))
+    assert got == want
+    assert {p for p, _ in got} == {"hit", "fault:http_500", "fault:timeout"}
+
+
+async def test_a_hit_says_where_it_is_recorded(suite: Any) -> None:
+    service = create_service(suite)
+    canon, key = service.canonical("shop", "order status", {"order_id": "A1"})
+    first = await service.call("shop", "order status", canon, key, CallContext())
+    second = await service.call("shop", "order status", canon, key, CallContext())
+    assert (first.provenance, first.slot) == ("hit", (None, "shop", "order status", key, 1))
+    assert second.slot == (None, "shop", "order status", key, 2)
+
+
+def test_every_violation_names_its_path_and_message(suite: Any) -> None:
+    service = create_service(suite)
+    with pytest.raises(Rejected) as caught:
+        service.canonicalise(*WEATHER, {"days": 0, "units": "kelvin"})
+    assert caught.value.extra["violations"] == [
+        {"path": "(root)", "message": "'city' is a required property"},
+        {"path": "days", "message": "0 is less than the minimum of 1"},
+        {"path": "units", "message": "'kelvin' is not one of ['metric', 'imperial']"},
+    ]
+
+
+async def test_an_answer_kept_in_a_shared_overlay_serves_the_other_server(
+    suite: Any, tmp_path: Path
+) -> None:
+    """Two servers on one overlay: what one server's policy made is served by the other from the
+    overlay, without asking its own policy."""
+    overlay = tmp_path / "overlay.sqlite"
+    first, second = _Recorder(_constant), _Recorder(_constant)
+    one = create_service(suite, miss_policy=first, overlay=overlay)
+    two = create_service(suite, miss_policy=second, overlay=overlay)
+    canon, key = one.canonical(*WEATHER, {"city": "Rome"})
+    made = await one.call(*WEATHER, canon, key, CallContext())
+    served = await two.call(*WEATHER, canon, key, CallContext())
+    assert (made.provenance, served.provenance) == ("simulated", "simulated")
+    assert served.response == made.response and served.origin == made.origin
+    assert (len(first.asked), len(second.asked)) == (1, 0)
+    await one.aclose()
+    await two.aclose()
+
+
+async def test_a_recording_that_cannot_be_served_is_the_suite_s_error_and_logged(
+    tmp_path: Path, make_suite: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A recording whose response is broken is answered 500 ``bad_recording`` (an infrastructure
+    error, never the tool's answer) and logged with the call."""
+    broken = {"tool": "shop", "api": "id", "args": {}, "response": {"ok": "maybe"}}
+    service = create_service(load_suite(make_suite("broken", recordings=[broken])))
+    canon, key = service.canonical("shop", "id", {})
+    with caplog.at_level(logging.ERROR, logger="mock_tools.service"):
+        outcome = await service.call("shop", "id", canon, key, CallContext())
+    assert (outcome.provenance, outcome.code, outcome.status, outcome.infra) == (
+        "miss",
+        "bad_recording",
+        500,
+        True,
+    )
+    assert outcome.response.error.startswith("a recording of this suite cannot be served: ")
+    (record,) = caplog.records
+    assert record.getMessage().startswith("cannot serve shop/id: ")
+    assert record.getMessage().endswith(outcome.response.error.split(": ", 1)[1])
