@@ -995,6 +995,15 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         ("start, end = self._apis.get((tool, api), (1, 0))",),
         "an API without recordings gets an empty slice either way (start past end)",
     ),
+    # -- mock_tools: service -----------------------------------------------------------------------
+    Equivalent(
+        "mock_tools.service",
+        "create_service",
+        ('miss_policy: str | MissPolicy = "error",',),
+        ('miss_policy: str | MissPolicy = "ERROR",',),
+        "policy names are looked up in any letter case (MISS_POLICIES lower-cases them): the "
+        "same error policy",
+    ),
 )
 
 
