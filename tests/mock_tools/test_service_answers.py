@@ -227,3 +227,61 @@ async def test_a_recording_that_cannot_be_served_is_the_suite_s_error_and_logged
     (record,) = caplog.records
     assert record.getMessage().startswith("cannot serve shop/id: ")
     assert record.getMessage().endswith(outcome.response.error.split(": ", 1)[1])
+
+
+async def test_a_shared_overlay_serves_what_it_holds_whatever_the_policy_now(
+    suite: Any, tmp_path: Path
+) -> None:
+    """A server started later on an overlay with the ``error`` policy serves the answers kept
+    there (they are recordings now) and the no-recording error for the rest."""
+    overlay = tmp_path / "overlay.sqlite"
+    maker = create_service(suite, miss_policy=_Recorder(_constant), overlay=overlay)
+    canon, key = maker.canonical(*WEATHER, {"city": "Rome"})
+    made = await maker.call(*WEATHER, canon, key, CallContext())
+    await maker.aclose()
+    later = create_service(suite, overlay=overlay)
+    served = await later.call(*WEATHER, canon, key, CallContext())
+    assert (served.provenance, served.response) == ("simulated", made.response)
+    other, other_key = later.canonical(*WEATHER, {"city": "Lima"})
+    assert (await later.call(*WEATHER, other, other_key, CallContext())).provenance == "miss"
+    await later.aclose()
+
+
+NESTED = [
+    {
+        "name": "finder",
+        "apis": [
+            {
+                "name": "search",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "filter": {
+                            "type": "object",
+                            "properties": {"min": {"type": "integer", "minimum": 0}},
+                        }
+                    },
+                },
+            },
+            {
+                "name": "odd",
+                "parameters": {"type": "object", "properties": {"x": {"type": "nonsense"}}},
+            },
+        ],
+    }
+]
+
+
+def test_a_nested_violation_names_its_path_with_slashes(make_suite: Any) -> None:
+    service = create_service(load_suite(make_suite("nested", tools=NESTED, recordings=[])))
+    with pytest.raises(Rejected) as caught:
+        service.canonicalise("finder", "search", {"filter": {"min": -1}})
+    assert caught.value.extra["violations"] == [
+        {"path": "filter/min", "message": "-1 is less than the minimum of 0"}
+    ]
+
+
+def test_an_api_whose_schema_is_broken_is_served_unchecked(make_suite: Any) -> None:
+    service = create_service(load_suite(make_suite("nested", tools=NESTED, recordings=[])))
+    for _ in range(2):
+        assert service.canonicalise("finder", "odd", {"x": 5}) == ({"x": 5}, '{"x":5}')
