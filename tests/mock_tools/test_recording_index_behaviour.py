@@ -196,3 +196,32 @@ def test_closing_an_index_closes_its_files_and_a_later_lookup_reopens_them(
             os.fstat(fd)
     found = index.locate(None, "shop", "order status", key, 2)
     assert found is not None and found[0] == Response(body={"status": "shipped"})
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ({"tool": 1, "api": "a", "response": {}}, "tool: 'tool' and 'api' must be strings"),
+        ({"tool": "t", "api": "a", "args": [], "response": {}}, "args: must be an object"),
+        *(
+            (
+                {"tool": "t", "api": "a", "occurrence": bad, "response": {}},
+                "occurrence: must be an integer in 1..2147483647",
+            )
+            for bad in (True, 0, 2**31, "2")
+        ),
+    ],
+)
+def test_a_bad_key_field_is_named_with_its_place_and_the_rule(
+    tmp_path: Path, line: dict[str, Any], problem: str
+) -> None:
+    root = _suite(tmp_path, [json.dumps(_rec({}, 1)), json.dumps(line)])
+    with pytest.raises(SuiteError) as caught:
+        load_suite(root)
+    assert str(caught.value) == f"{root / 'recordings' / 'main.jsonl'}:2: {problem}"
+
+
+def test_the_last_allowed_occurrence_is_indexed(tmp_path: Path) -> None:
+    line = _rec({}, "late", occurrence=2**31 - 1)
+    store = RecordingStore.from_suite(load_suite(_suite(tmp_path, [json.dumps(line)])))
+    assert store.lookup("t", "a", {}, 2**31 - 1) == Response(body="late")
