@@ -203,6 +203,7 @@ def test_closing_an_index_closes_its_files_and_a_later_lookup_reopens_them(
     [
         ({"tool": 1, "api": "a", "response": {}}, "tool: 'tool' and 'api' must be strings"),
         ({"tool": "t", "api": "a", "args": [], "response": {}}, "args: must be an object"),
+        ({"tool": "t", "api": "a", "response": "ok"}, "response: must be an object"),
         *(
             (
                 {"tool": "t", "api": "a", "occurrence": bad, "response": {}},
