@@ -92,19 +92,33 @@ def _selected(targets: list[str]) -> list[Group]:
         return list(GROUPS)
     chosen: dict[str, list[str]] = {}
     for target in targets:
-        group = next((g for g in GROUPS if g.name == target), None)
-        found = list(group.modules) if group else []
-        for g in GROUPS:
-            found += [m for m in g.modules if m == target or m.endswith("." + target)]
-        if not found:
-            known = ", ".join(g.name for g in GROUPS)
-            raise SystemExit(f"python -m mutation: {target!r} is no core group or module ({known})")
-        for m in found:
+        for m in _modules_named(target):
             g = next(g for g in GROUPS if m in g.modules)
             chosen.setdefault(g.name, [])
             if m not in chosen[g.name]:
                 chosen[g.name].append(m)
     return [replace(g, modules=tuple(chosen[g.name])) for g in GROUPS if g.name in chosen]
+
+
+def _modules_named(target: str) -> list[str]:
+    """A group's modules (by its name), or the one module whose dotted name is ``target`` or ends
+    with it (``store`` is the group; ``mock_tools.store`` the module; ``selection`` names two
+    modules, so it is refused with both names)."""
+    group = next((g for g in GROUPS if g.name == target), None)
+    if group is not None:
+        return list(group.modules)
+    modules = [m for g in GROUPS for m in g.modules]
+    if target in modules:
+        return [target]
+    found = [m for m in modules if m.endswith("." + target)]
+    if len(found) > 1:
+        raise SystemExit(
+            f"python -m mutation: {target!r} names {', '.join(found)}: give one of them"
+        )
+    if not found:
+        known = ", ".join(g.name for g in GROUPS)
+        raise SystemExit(f"python -m mutation: {target!r} is no core group or module ({known})")
+    return found
 
 
 def _changed_group(groups: list[Group], base: str | None) -> tuple[Group, dict[str, list[str]]]:

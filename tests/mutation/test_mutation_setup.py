@@ -128,6 +128,26 @@ def test_a_reused_run_tests_the_survivors_again_and_keeps_every_other_result(
     assert forget_results(meta, set()) == 0
 
 
+def test_a_name_selects_a_group_a_module_or_refuses_to_guess() -> None:
+    """``store`` is the store group (not also ``mock_tools.store``, a module of another group);
+    a dotted name or an unambiguous last part is that module; a last part two modules share is
+    refused naming both, so a run never drifts into a group nobody asked for."""
+    from mutation.__main__ import _selected
+
+    groups = _selected(["store"])
+    assert [g.name for g in groups] == ["store"]
+    assert all(m.startswith("sandbox.store.") for m in groups[0].modules)
+    only = _selected(["mock_tools.store", "dfsdt"])
+    assert [(g.name, g.modules) for g in only] == [
+        ("agents", ("agents.dfsdt",)),
+        ("mock_tools", ("mock_tools.store",)),
+    ]
+    with pytest.raises(SystemExit, match="'selection' names .*steps.selection.*store.selection"):
+        _selected(["selection"])
+    with pytest.raises(SystemExit, match="'nothing' is no core group or module"):
+        _selected(["nothing"])
+
+
 def test_saved_scores_write_the_same_rows_as_the_run_that_saved_them(tmp_path: Path) -> None:
     """Engineers measuring modules in their own checkouts record the rows here from the files
     their runs saved (``--json``), without running the mutants again: the same rows the runs
