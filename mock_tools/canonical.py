@@ -35,7 +35,7 @@ def canonical_args(args: dict[str, Any] | None, schema: dict[str, Any] | None = 
     schema = schema or {}  # no schema: an object without declared properties
     args = dict(args or {})
     if schema.get(TOOLBENCH_NAMES) is True:
-        args = toolbench_arguments(args, schema.get("properties") or {})
+        args = toolbench_arguments(args, _properties(schema))
     canonical: dict = _canon(args, schema)  # an object canonicalises to an object
     return canonical
 
@@ -58,10 +58,17 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return []
 
 
+def _properties(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema's ``properties``; none when they are not an object (a broken schema, which
+    ``validate`` reports and the server serves unchecked: its calls are keyed as given)."""
+    props = schema.get("properties")
+    return props if isinstance(props, dict) else {}
+
+
 def _canon(value: Any, schema: dict[str, Any]) -> Any:
     types = _types(schema)
     if isinstance(value, dict):
-        props = schema.get("properties") or {}
+        props = _properties(schema)
         merged: dict[str, Any] = {}
         for key, sub in props.items():
             if isinstance(sub, dict) and sub.get("default") is not None:
@@ -168,7 +175,7 @@ def canonicaliser(schema: dict[str, Any] | None) -> Callable[[dict[str, Any]], d
     result; anything else goes through ``canonical_args``.
     """
     schema = schema or {}
-    props = schema.get("properties") or {}
+    props = _properties(schema)
     subs = {k: sub if isinstance(sub, dict) else {} for k, sub in props.items()}
     defaults = {
         k: _canon(sub["default"], sub) for k, sub in subs.items() if sub.get("default") is not None

@@ -337,3 +337,32 @@ def test_32_validate_and_run_agree_on_any_mutation_of_a_suite_file(mutation, cap
         else:
             assert code == 2 and _one_error_line(err), (name, report, err)
             assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_parameters_whose_properties_are_no_object_are_reported_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by test_32 (a token written over a tool's `properties`): loading the suite built
+    the recording index with the broken schema and crashed with a traceback. Now `validate`
+    names the API and the rule, and `run` refuses the suite in one line."""
+    suite = tmp_path / "suite"
+    shutil.copytree(MINI, suite, ignore=shutil.ignore_patterns(".cache"))
+    tools = suite / "tools" / "shipping.yaml"
+    text = tools.read_text()
+    declared = "      properties:\n        parcel_id: {type: string, description: Parcel id, "
+    declared += "e.g. PX-100.}\n"
+    assert declared in text
+    tools.write_text(text.replace(declared, '      properties: "oops"\n', 1))
+    capsys.readouterr()
+    assert mock_tools_main(["validate", str(suite)]) == 1
+    report = capsys.readouterr().out
+    assert (
+        "shipping/track_parcel: invalid parameters schema: 'oops' is not of type 'object'" in report
+    )
+    code = sandbox_main(
+        ["run", "--suite", str(suite), "--model", "reference", "--no-plots"]
+        + ["--out", str(tmp_path / "runs")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and _one_error_line(err), err
+    assert "shipping/track_parcel: invalid parameters schema" in err
