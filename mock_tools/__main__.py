@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from mock_tools.cli_parser import OneLineParser
 from mock_tools.errors import MockToolsError
 from mock_tools.serving import add_serve_arguments, build_service, serve, serve_options
+from mock_tools.terminal_text import shown
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,11 +57,11 @@ def _validate(args: argparse.Namespace) -> int:
         print(json.dumps([r.model_dump(exclude={"path"}) for r in reports], indent=2))
     else:
         for r in reports:
-            print(r.summary())
+            print(shown(r.summary()))
             for e in r.errors:
-                print(f"  - {e}")
+                print(f"  - {shown(e)}")
             for w in r.warnings:
-                print(f"  ! {w}")
+                print(f"  ! {shown(w)}")
     failed = [r for r in reports if not r.ok or (args.strict and r.warnings)]
     return 1 if failed else 0
 
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _serve(args) if args.command == "serve" else _validate(args)
     except MockToolsError as e:  # a suite that does not load, options that do not fit: bad input
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {shown(str(e))}", file=sys.stderr)
         return 2
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Collection, Sequence
 
 from mock_tools.cli_parser import OneLineParser
+from mock_tools.terminal_text import shown
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError, SandboxError
 from sandbox.store.redact import redact
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except SandboxError as e:
-        print(f"error: {redact(str(e))}", file=sys.stderr)
+        print(f"error: {shown(redact(str(e)))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted; finished episodes are kept (use --resume to continue)", file=sys.stderr)
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_left()
     except OSError as e:  # a file or folder the user named: unreadable, read-only, full...
-        print(f"error: {redact(os_error_text(e))}", file=sys.stderr)
+        print(f"error: {shown(redact(os_error_text(e)))}", file=sys.stderr)
         return 1
 
 

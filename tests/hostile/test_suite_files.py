@@ -366,3 +366,39 @@ def test_parameters_whose_properties_are_no_object_are_reported_not_a_traceback(
     err = capsys.readouterr().err
     assert code == 2 and _one_error_line(err), err
     assert "shipping/track_parcel: invalid parameters schema" in err
+
+
+def test_a_control_character_in_a_recorded_name_is_shown_escaped_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by test_32 (random text put into a recording): a tool name holding U+0085, a line
+    break to `str.splitlines` and to some terminals, was printed raw, so the one-line error
+    became two. Names are shown with such characters escaped, in `validate`'s report and in
+    `run`'s error, and the message still names the API."""
+    suite = tmp_path / "suite"
+    shutil.copytree(MINI, suite, ignore=shutil.ignore_patterns(".cache"))
+    recordings = suite / "recordings" / "shipping.jsonl"
+    text = recordings.read_text()
+    assert '"tool": "shipping"' in text
+    recordings.write_text(text.replace('"tool": "shipping"', '"tool": "\\u0085\\u001bshipping"', 1))
+    capsys.readouterr()
+    assert mock_tools_main(["validate", str(suite)]) == 1
+    report = capsys.readouterr().out
+    assert "\x85" not in report and "\x1b" not in report
+    assert "\\x85\\x1bshipping/" in report
+    out = ["--out", str(tmp_path / "runs")]
+    code = sandbox_main(["run", "--suite", str(suite), "--model", "reference", "--no-plots", *out])
+    err = capsys.readouterr().err
+    assert code == 2 and _one_error_line(err), err
+    assert "\\x85\\x1bshipping/" in err and "no such API in the catalog" in err
+
+
+def test_shown_escapes_what_breaks_a_line_or_drives_a_terminal_and_keeps_the_rest() -> None:
+    from mock_tools.terminal_text import shown
+
+    assert shown("plain text, é, 名前") == "plain text, é, 名前"
+    assert shown("two\nlines\tand a tab") == "two\nlines\tand a tab"
+    assert shown("a\rb\x0bc\x0cd\x1be\x85f\u2028g\u2029h\x00") == (
+        "a\\x0db\\x0bc\\x0cd\\x1be\\x85f\\u2028g\\u2029h\\x00"
+    )
+    assert shown("\U000e0001") == "\\U000e0001"
