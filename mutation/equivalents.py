@@ -972,7 +972,7 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
             ),
             "the lengths are compared first, so zip's strictness never applies",
         )
-        for strict in ("", "strict=False", "strict=None")
+        for strict in ("", "strict=False")
     ),
     Equivalent(
         _INDEX,
