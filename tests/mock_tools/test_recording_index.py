@@ -27,6 +27,15 @@ BUNDLED = sorted(
 )
 
 
+@pytest.fixture(autouse=True)
+def _own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's last cache location is the shared temp dir (``mock_tools-<uid>``), which
+    outlives a test run: an index another process left there for a suite of the same content
+    would be opened instead of the one these tests expect to see built. Each test gets its own."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+
+
 def _objects(suite: Suite) -> RecordingStore:
     """The store as it was before the index: every recording decoded and kept in dicts."""
     assert suite.path is not None
