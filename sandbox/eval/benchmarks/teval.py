@@ -29,8 +29,10 @@ February 2024), ``teval/evaluators/``. A *sample* is one datum of T-Eval's files
   unreadable; ``json``: ``{"review": is_finished}`` when ``is_finished`` is ``in [True, False]``
   (so 0 and 1 pass). ``review_quality``: that equals ``ground_truth["answer"]``.
 
-Means are over samples; instruct and review are printed rounded to 4 places (``np.round``), as
-``InstructEvaluator`` / ``ReviewEvaluator`` round them; plan and RRU are not rounded.
+Means are over samples, taken as ``numpy.mean`` takes them (``rounding.np_mean``: the same values
+in the same order, summed pairwise); instruct and review are printed rounded to 4 places
+(``np.round``), as ``InstructEvaluator`` / ``ReviewEvaluator`` round them; plan and RRU are not
+rounded.
 ``teval_table`` is ``teval/utils/convert_results.py``: the six dimensions and their overall mean.
 
 The embedding cosine is the caller's ``Cosine`` (same wiring, any encoder). Pure.
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.rounding import np_mean
 from sandbox.eval.benchmarks.teval_parse import FormatLoadError, format_load, parse_string
 
 __all__ = [
@@ -277,8 +280,8 @@ def review_sample(datum: Mapping[str, Any]) -> tuple[float, float]:
 
 
 def mean(values: Sequence[float]) -> float:
-    """``numpy.mean``: nan for no values."""
-    return sum(values) / len(values) if values else float("nan")
+    """``numpy.mean``, as T-Eval takes every mean (numpy's pairwise sum): nan for no values."""
+    return np_mean(values)
 
 
 TABLE_ROWS = ("Overall", "Instruct", "Plan", "Reason", "Retrieve", "Understand", "Review")

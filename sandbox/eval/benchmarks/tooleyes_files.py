@@ -4,10 +4,15 @@ ToolEyes' inference writes one record per query, ``{"id", "conversations", "path
 "scenario"}`` (its evaluation reads them as one JSON list; its inference appends JSON lines:
 both are read). ``read_tooleyes`` scores every conversation (``tooleyes``: format alignment, tool
 reality, Ans_pass and the neat error shares) and averages them per scenario and overall as its
-``aggregated_data`` does: within a scenario an id counts once (its first record), and the overall
-figure is the mean over those conversations. Records without a scenario are grouped under ``-``
-(ToolEyes' pipeline needs one). A conversation on which ToolEyes' code raises has no tool
-reality and is left out of that mean (counted). Reads a file; the scoring is ``tooleyes``'s.
+``aggregated_data`` does: a scenario's conversations are, for each id its records name, the first
+record of the whole file with that id, whatever scenario that record names (an id in two
+scenarios is scored twice, on the same record); ids are told apart as Python's ``==`` tells them
+(``1`` and ``"1"`` are two queries); a scenario's figure is the mean of its conversations, and the
+overall figure is each scenario's mean times its count, summed in ToolEyes' scenario order (TG, RS,
+DU, PL, AM, IR, FT) and divided by the total. Records without a scenario are grouped under ``-``,
+and scenarios ToolEyes does not name come after its own (its pipeline raises on both). A
+conversation on which ToolEyes' code raises has no tool reality and is left out of that mean
+(counted). Reads a file; the scoring is ``tooleyes``'s.
 """
 
 from __future__ import annotations
@@ -34,20 +39,69 @@ class ToolEyesScores:
     left_out: dict[str, int] = field(default_factory=dict)
 
 
+SCENARIOS = ("TG", "RS", "DU", "PL", "AM", "IR", "FT")
+"""ToolEyes' scenarios in the order its ``aggregated_data`` walks them (``tool_category``)."""
+
+
 def read_tooleyes(path: Path) -> ToolEyesScores:
     """The scores of ToolEyes' inference output at ``path`` (module doc)."""
-    by_scenario: dict[str, dict[str, dict[str, Any]]] = {}
-    for record in _records(path):
-        scenario = str(record.get("scenario") or "-")
-        by_scenario.setdefault(scenario, {}).setdefault(str(record.get("id")), record)
+    records = _records(path)
+    ids: dict[str, _Ids] = {}
+    for record in records:
+        ids.setdefault(_scenario(record), _Ids()).add(record.get("id"))
+    order = [s for s in SCENARIOS if s in ids] + [s for s in ids if s not in SCENARIOS]
     out = ToolEyesScores()
-    everyone: list[dict[str, float | None]] = []
-    for scenario, records in by_scenario.items():
-        rows = [_row(r["conversations"]) for r in records.values()]
-        everyone += rows
+    weighted: dict[str, float] = dict.fromkeys(MEASURES, 0.0)
+    counted: dict[str, int] = dict.fromkeys(MEASURES, 0)
+    for scenario in order:
+        rows = [_row(r["conversations"]) for r in _first_records(records, ids[scenario])]
         _summarise(out, scenario, rows)
-    _summarise(out, "overall", everyone)
+        for measure in MEASURES:
+            n = sum(1 for r in rows if r[measure] is not None)
+            mean = out.means[scenario][measure]
+            if mean is not None:
+                weighted[measure] += mean * n
+                counted[measure] += n
+    out.means["overall"] = {m: weighted[m] / counted[m] if counted[m] else None for m in MEASURES}
+    out.counts["overall"] = sum(out.counts.values())
+    out.left_out["overall"] = sum(out.left_out.values())
     return out
+
+
+def _scenario(record: dict[str, Any]) -> str:
+    return str(record.get("scenario") or "-")
+
+
+class _Ids:
+    """Ids in the order first seen, told apart as Python's ``in`` tells them (``1`` and ``"1"``
+    are two ids; ``1`` and ``1.0`` one)."""
+
+    def __init__(self) -> None:
+        self._hashable: dict[Any, None] = {}
+        self._other: list[Any] = []
+
+    def add(self, value: Any) -> bool:
+        """Add ``value``; False when it was there already."""
+        if value in self:
+            return False
+        try:
+            self._hashable[value] = None
+        except TypeError:  # a list or object id: compared one by one
+            self._other.append(value)
+        return True
+
+    def __contains__(self, value: Any) -> bool:
+        try:
+            return value in self._hashable
+        except TypeError:
+            return value in self._other
+
+
+def _first_records(records: list[dict[str, Any]], wanted: _Ids) -> list[dict[str, Any]]:
+    """Per id of a scenario, the first record of the file with that id, whatever its scenario
+    (``aggregated_data``), in file order."""
+    taken = _Ids()
+    return [r for r in records if r.get("id") in wanted and taken.add(r.get("id"))]
 
 
 def _records(path: Path) -> list[dict[str, Any]]:

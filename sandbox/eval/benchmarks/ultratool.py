@@ -22,7 +22,11 @@ label or reference parameters of the wrong type raise ``NoReferenceValue``.
 
 **Tool selection** (``cal_acc_for_select``): per reference step, the ``tool`` of the predicted
 record with its label (``\\_`` → ``_``), else ``"no_good"``; list accuracy = samples whose tool
-list equals the reference's, element accuracy = equal tools over all reference steps.
+list equals the reference's (Python's ``==`` of the lists: ``5`` is not ``"5"``), element accuracy
+= equal tools over all reference steps as scikit-learn's ``accuracy_score`` compares them: each
+side's labels made one numpy array, so when a side holds any text every label of that side is
+text (``5`` equals ``"5"``), and a side of text against a side of numbers has no equal element
+(UltraTool's pinned numpy 1.24 and scikit-learn 1.2.2: ``label_array``).
 
 **Tool-usage awareness** (``cal_acc_for_aware``): the same pairing over ``int(tool)`` flags
 (1: the step needs a tool); a reference step without a readable predicted flag counts as the
@@ -40,11 +44,13 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.rounding import np_mean
 
 __all__ = [
     "NO_GOOD",
     "Accuracy",
     "aware_lists",
+    "label_array",
     "list_accuracy",
     "param_scores",
     "param_accuracy",
@@ -116,7 +122,7 @@ def _step_score(gold_params: Any, pred_params: Any) -> float:
                 break
         else:
             scores.append(0.0)
-    return sum(scores) / len(scores) if scores else 0.0
+    return np_mean(scores) if scores else 0.0
 
 
 def param_scores(pred: Any, golden: Sequence[Mapping[str, Any]]) -> list[float]:
@@ -132,8 +138,7 @@ def param_scores(pred: Any, golden: Sequence[Mapping[str, Any]]) -> list[float]:
 
 def param_accuracy(samples: Iterable[tuple[Any, Sequence[Mapping[str, Any]]]]) -> float:
     """``cal_param_res``'s figure before rounding: the mean over every sample's step scores."""
-    flat = [s for pred, golden in samples for s in param_scores(pred, golden)]
-    return sum(flat) / len(flat) if flat else float("nan")
+    return np_mean([s for pred, golden in samples for s in param_scores(pred, golden)])
 
 
 def select_lists(pred: Any, golden: Sequence[Mapping[str, Any]]) -> tuple[list[Any], list[Any]]:
@@ -215,5 +220,25 @@ def list_accuracy(pairs: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> Accur
         raise NoReferenceValue("scikit-learn's accuracy_score raises on no elements")
     if any(v is None or isinstance(v, (list, tuple, dict, set)) for pair in flat for v in pair):
         raise NoReferenceValue("scikit-learn's accuracy_score raises on null or sequence labels")
-    element = sum(1 for p, g in flat if p == g) / len(flat)
-    return Accuracy(whole, element, len(pairs), len(flat))
+    chosen, wanted = label_array([p for p, _ in flat]), label_array([g for _, g in flat])
+    if chosen.kind != wanted.kind:  # numpy 1.24 cannot compare text with numbers: all False
+        return Accuracy(whole, 0.0, len(pairs), len(flat))
+    element = sum(1 for p, g in zip(chosen.values, wanted.values, strict=True) if p == g)
+    return Accuracy(whole, element / len(flat), len(pairs), len(flat))
+
+
+@dataclass(frozen=True)
+class LabelArray:
+    kind: str
+    """``text`` or ``number``."""
+    values: list[Any]
+
+
+def label_array(labels: Sequence[Any]) -> LabelArray:
+    """A list of labels as scikit-learn compares them: made one numpy array (``np.asarray``),
+    where one text label makes every label text (``5`` -> ``"5"``, ``5.0`` -> ``"5.0"``,
+    ``True`` -> ``"True"``, as Python's ``str`` writes them) and labels that are all numbers
+    compare as numbers (``True == 1 == 1.0``)."""
+    if any(isinstance(v, str) for v in labels):
+        return LabelArray("text", [v if isinstance(v, str) else str(v) for v in labels])
+    return LabelArray("number", list(labels))

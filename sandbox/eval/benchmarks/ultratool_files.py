@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.eval.benchmarks import NoReferenceValue
-from sandbox.eval.benchmarks.rounding import np_round
+from sandbox.eval.benchmarks.rounding import np_round, py_round
 from sandbox.eval.benchmarks.ultratool import (
     aware_lists,
     list_accuracy,
@@ -30,7 +30,7 @@ from sandbox.eval.benchmarks.ultratool import (
 )
 from sandbox.eval.benchmarks.ultratool_parse import Collected, collect
 
-__all__ = ["TASKS", "UltraToolModel", "read_ultratool"]
+__all__ = ["TASKS", "UltraToolModel", "read_ultratool", "score_task"]
 
 TASKS: dict[str, str] = {
     "tool_usage": "param",
@@ -75,7 +75,7 @@ def _model(folder: Path) -> UltraToolModel:
         path = folder / f"{task}.json"
         if path.is_file():
             read = collect(_records(path), "param" if kind == "param" else "aware")
-            model.tasks[task] = _score(kind, read)
+            model.tasks[task] = score_task(kind, read)
     return model
 
 
@@ -89,7 +89,8 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _score(kind: str, read: Collected) -> TaskFigures:
+def score_task(kind: str, read: Collected) -> TaskFigures:
+    """One file's figures as UltraTool's script prints them (``kind``: param, select or aware)."""
     samples = list(zip(read.preds, read.goldens, strict=True))
     kept: list[Any] = []
     left = 0
@@ -103,8 +104,8 @@ def _score(kind: str, read: Collected) -> TaskFigures:
         return TaskFigures(np_round(flat), None, len(kept), read.bad, left)
     figures = list_accuracy(kept)
     return TaskFigures(
-        np_round(figures.element_accuracy),
-        np_round(figures.list_accuracy),
+        np_round(figures.element_accuracy),  # scikit-learn's accuracy_score: a numpy float
+        py_round(figures.list_accuracy),  # sum(...) / len(...): a Python float
         len(kept),
         read.bad,
         left,

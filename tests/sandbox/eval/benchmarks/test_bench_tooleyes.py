@@ -5,10 +5,14 @@ endings, the running hallucination count and the shrinking required list kept.""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from sandbox.eval.benchmarks import NoReferenceValue
 from sandbox.eval.benchmarks.tooleyes import format_alignment, read_doc, tool_reality
+from sandbox.eval.benchmarks.tooleyes_files import read_tooleyes
 from tests.sandbox.eval.benchmarks.cases_tooleyes import (
     DOC,
     FORMAT_CASES,
@@ -18,6 +22,7 @@ from tests.sandbox.eval.benchmarks.cases_tooleyes import (
 )
 
 Conversation = list[dict[str, str]]
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "benchmarks"
 
 
 @pytest.mark.parametrize(
@@ -71,3 +76,25 @@ def test_a_given_document_is_not_changed() -> None:
     ]
     assert tool_reality(conversation, doc) == 1
     assert doc[0]["parameters"]["required"] == ["city"]
+
+
+def test_output_is_read_as_tooleyes_aggregated_data_reads_it(tmp_path: Path) -> None:
+    """A scenario's conversation for an id is the file's first record with that id, whatever
+    scenario it names (id 7 in RS is scored on its TG record); 1 and "1" are two queries; the
+    overall figure weighs each scenario's mean by its count, in ToolEyes' scenario order."""
+    mini = json.loads((FIXTURES / "tooleyes" / "mini.json").read_text(encoding="utf-8"))
+    good, bad = mini[0]["conversations"], mini[2]["conversations"]
+    records = [
+        {"id": 7, "scenario": "RS", "conversations": good},
+        {"id": 7, "scenario": "TG", "conversations": bad},
+        {"id": "7", "scenario": "TG", "conversations": bad},
+        {"id": 7.0, "scenario": "TG", "conversations": bad},  # the same query as 7
+    ]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    scores = read_tooleyes(path)
+    assert list(scores.means) == ["TG", "RS", "overall"]
+    assert scores.counts == {"TG": 2, "RS": 1, "overall": 3}
+    assert scores.means["TG"]["IF"] == 0.5  # 7's first record (good), then "7" (bad)
+    assert scores.means["RS"]["IF"] == 1.0
+    assert scores.means["overall"]["IF"] == (0.5 * 2 + 1.0 * 1) / 3

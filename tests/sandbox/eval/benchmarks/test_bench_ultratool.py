@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.rounding import np_round
 from sandbox.eval.benchmarks.ultratool import (
     NO_GOOD,
     aware_lists,
@@ -20,7 +22,8 @@ from sandbox.eval.benchmarks.ultratool import (
     param_scores,
     select_lists,
 )
-from sandbox.eval.benchmarks.ultratool_parse import collect
+from sandbox.eval.benchmarks.ultratool_files import score_task
+from sandbox.eval.benchmarks.ultratool_parse import Collected, collect
 from tests.sandbox.eval.benchmarks.cases_ultratool import (
     AWARE_CASES,
     COLLECT_CASES,
@@ -118,3 +121,63 @@ def test_a_first_record_already_parsed_has_no_reference_value() -> None:
     """UltraTool's loop has no parse outcome yet for such a record (a NameError there)."""
     with pytest.raises(NoReferenceValue):
         collect([{"data": {"reference": []}, "init output": [{"step": "1"}]}], "aware")
+
+
+@pytest.mark.parametrize(
+    ("pairs", "element"),
+    [
+        ([(["5", "x"], [5, "x"])], 1.0),
+        ([([5.0, True, "x"], ["5.0", "True", "x"])], 1.0),
+        ([([True, 2], [1, 2.0])], 1.0),
+        ([([1, 2, 3], ["1", "2", "3"])], 0.0),
+    ],
+    ids=[
+        "a number among text labels is its text",
+        "floats and booleans written as str writes them",
+        "numbers compare as numbers",
+        "text against numbers has no equal element",
+    ],
+)
+def test_element_accuracy_compares_labels_as_scikit_learn_does(pairs: Any, element: float) -> None:
+    """Each side's labels are one numpy array (UltraTool's scikit-learn 1.2.2 on numpy 1.24):
+    a reference label 5 among text labels equals a predicted "5"; the list accuracy keeps
+    Python's == of the lists, where it does not."""
+    got = list_accuracy(pairs)
+    assert got.element_accuracy == element
+    assert got.list_accuracy == (1.0 if pairs[0][0] == pairs[0][1] else 0.0)
+
+
+def test_step_scores_and_their_mean_are_numpys_means() -> None:
+    """UltraTool averages every step with numpy.mean (pairwise sums): these 32 step scores sum
+    to 15, numpy's mean is 0.46875 exactly and rounds (half to even) to 0.4688, where Python's
+    left-to-right sum gives 0.4687499999999999 and 0.4687."""
+    steps = {  # predicted value, reference value: the step's score
+        "h": ("a", "ab"),  # 1/2
+        "1": ("abc", "abc"),  # 1
+        "0": (None, "abc"),  # the key missing: 0
+        "t": ("ab", "abc"),  # 2/3
+        "o": ("a", "abc"),  # 1/3
+    }
+    order = "h1h0ht0o101000h10oott1h10th0hhtt"
+    cases = []
+    for code in order:
+        pred, gold = steps[code]
+        param = {} if pred is None else {"k": pred}
+        cases.append(([{"step": "1 s", "param": param}], [{"step": "1 s", "param": {"k": gold}}]))
+    flat = [s for p, g in cases for s in param_scores(p, g)]
+    assert len(flat) == 32 and np_round(sum(flat) / 32) == 0.4687
+    assert param_accuracy(cases) == float(np.mean(flat)) == 0.46875
+    read = Collected(preds=[p for p, _ in cases], goldens=[g for _, g in cases], bad=0)
+    assert score_task("param", read).local == 0.4688
+
+
+def test_list_accuracy_is_rounded_as_python_rounds_and_element_as_numpy() -> None:
+    """1 right of 160: UltraTool prints round(0.00625, 4) = 0.0063 for the list accuracy (a
+    Python float) and 0.0062 for the element accuracy (a numpy float)."""
+    read = Collected(
+        preds=[[{"step": "1 s", "tool": "x" if i == 0 else "y"}] for i in range(160)],
+        goldens=[[{"step": "1 s", "tool": "x"}]] * 160,
+        bad=0,
+    )
+    figures = score_task("select", read)
+    assert (figures.global_, figures.local) == (0.0063, 0.0062)
