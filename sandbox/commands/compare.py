@@ -44,6 +44,7 @@ from sandbox.commands.run import add_run_options, print_config
 from sandbox.compare.comparison import (
     Comparison,
     StrategyResult,
+    agent_configs,
     agent_spec,
     compare_runs_async,
     run_comparison,
@@ -54,8 +55,10 @@ from sandbox.compare.report import write_comparison_report
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.headline import headline
 from sandbox.eval.judge import judge_text
+from sandbox.run.runner import load_run_suite
 from sandbox.store.config import RunConfig
 from sandbox.store.setting import Flag
+from sandbox.store.suite_folder import suite_folder
 
 __all__ = [
     "CompareConfig",
@@ -140,7 +143,7 @@ def _compare(config: CompareConfig, runs: list[str], folder: Path) -> Comparison
     scoring = config.scoring
     protocol = check_protocol(scoring)
     given = config.model_fields_set
-    suite = config.suite if not config.runs or "suite" in given else None
+    suite = suite_folder(config.suite) if not config.runs or "suite" in given else None
     seed = config.seed if not config.runs or "seed" in given else None
 
     async def go() -> Comparison:
@@ -161,15 +164,18 @@ def _compare(config: CompareConfig, runs: list[str], folder: Path) -> Comparison
 
 def handle(args: argparse.Namespace) -> int:
     config = settings_from_args(args, CompareConfig)
-    if args.print_config:
+    check_protocol(config.scoring)  # bad protocol and step settings fail before anything runs
+    step_selection(config.scoring)
+    if not config.runs:  # each agent and its options, as the runs will resolve them
+        agent_configs(config.run_config(), config.agent_names())
+    if args.print_config:  # only settings that run are printed
         print_config(config)
         return 0
     check_unredacted(config)
-    check_protocol(config.scoring)  # bad protocol and step settings fail before anything runs
-    step_selection(config.scoring)
     if config.runs:
         comparison = _existing(config)
     else:
+        load_run_suite(config.suite)  # the suite the runs will use, before the first episode
         agents = config.agent_names()
         first, _ = agent_spec(agents[0])
         run_config = config.run_config().with_values({"agent.name": first})

@@ -99,11 +99,11 @@ def handle(args: argparse.Namespace) -> int:
     if args.resume:
         return _resume(args)
     config = config_from_args(args)
+    resolve_strategy(config)  # an unknown agent or option fails before anything runs (or prints)
     if args.print_config:
         print_config(config)
         return 0
     check_unredacted(config)
-    resolve_strategy(config)  # an unknown agent or option fails before anything runs
     result = run_suite(config, env=os.environ, plots=config.eval.plots)
     show(result, as_json=config.output.json_line)
     return 0

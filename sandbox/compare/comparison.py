@@ -51,6 +51,7 @@ from sandbox.eval.usage import UsageTotals
 from sandbox.eval.win_rate import PairOutcome, RunSide
 from sandbox.run import resolve_strategy, run_suite, select_tasks
 from sandbox.store import RunConfig, RunStore
+from sandbox.store.suite_folder import suite_folder
 
 __all__ = [
     "COMPARISON_FILE",
@@ -356,33 +357,42 @@ def run_comparison(
 
     ``compare`` builds the comparison from the run folders (default: ``compare_runs`` under the
     default protocol, no judge)."""
-    names = [a.strip() for a in agents if a.strip()]
-    if not names:
-        raise ConfigError("--agents needs at least one agent, e.g. react,dfsdt,react@4")
-    if len(set(names)) != len(names):
-        raise ConfigError(f"an agent is listed twice in {', '.join(names)}")
-    configs = [_strategy_config(config, a) for a in names]  # fail before running anything
+    configs = agent_configs(config, agents)  # fail before running anything
     labels = _run_ids([c.agent.name for c in configs])
-    taken = {k for c in configs for k in c.agent.options}
-    unused = sorted(set(config.agent.options) - taken)
-    if unused:
-        owners = "; ".join(f"{o}: {', '.join(option_owners(o)) or 'none'}" for o in unused)
-        raise ConfigError(
-            f"no agent of {', '.join(labels)} takes option(s) {', '.join(unused)} "
-            f"(taken by {owners})"
-        )
     comp_id = _comparison_id(config, labels)
     folder = Path(config.output.out) / comp_id
     runs: list[str] = []
     for run_config, label in zip(configs, labels, strict=True):
         run_config = run_config.with_values({"output.out": str(folder), "output.run_id": label})
         runs.append(run_suite(run_config, env=env, show_progress=show_progress).path)
-    build = compare or (lambda paths: compare_runs(paths, suite_path=config.suite))
+    build = compare or (lambda paths: compare_runs(paths, suite_path=suite_folder(config.suite)))
     comparison = build(runs)
     comparison.id = comp_id
     comparison.path = str(folder)
     write_comparison(comparison, folder)
     return comparison
+
+
+def agent_configs(config: RunConfig, agents: Sequence[str]) -> list[RunConfig]:
+    """The run config of each agent of a comparison, each strategy and its options resolved;
+    ``ConfigError`` for no agent, an agent listed twice, an unknown agent or option, or an option
+    none of the agents takes."""
+    names = [a.strip() for a in agents if a.strip()]
+    if not names:
+        raise ConfigError("--agents needs at least one agent, e.g. react,dfsdt,react@4")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"an agent is listed twice in {', '.join(names)}")
+    configs = [_strategy_config(config, a) for a in names]
+    taken = {k for c in configs for k in c.agent.options}
+    unused = sorted(set(config.agent.options) - taken)
+    if unused:
+        labels = _run_ids([c.agent.name for c in configs])
+        owners = "; ".join(f"{o}: {', '.join(option_owners(o)) or 'none'}" for o in unused)
+        raise ConfigError(
+            f"no agent of {', '.join(labels)} takes option(s) {', '.join(unused)} "
+            f"(taken by {owners})"
+        )
+    return configs
 
 
 _SPEC_OPTION = re.compile(r":(?=\s*[A-Za-z_]\w*\s*=)")

@@ -3,8 +3,9 @@
 Columns: episodes done / total, passed, failed, errors (infrastructure or harness errors, not
 charged to the agent), model calls, tokens and retried model calls so far. Non-TTY output (CI,
 pipes) gets no control codes, only lines such as
-``[3/12] t-weather#0 answered solved (calls 4, tokens 812)``.
-Imports rich only.
+``[3/12] t-weather#0 answered solved (calls 4, tokens 812)``; an episode that ended in error says
+why after its status (``error unsolved: agent_crashed; stderr: ModuleNotFoundError: No module
+named 'x' (calls 0, tokens 0)``), the trajectory keeping the rest. Imports rich only.
 """
 
 from __future__ import annotations
@@ -84,8 +85,11 @@ class RunProgress:
         tokens: int,
         retries: int = 0,
         simulator_retries: int = 0,
+        note: str = "",
     ) -> None:
-        """One finished episode: ``label`` solved/unsolved/unsure, ``error`` for infra errors."""
+        """One finished episode: ``label`` solved/unsolved/unsure, ``error`` for infra errors;
+        ``note`` (why an episode ended in error) is shown after its status, above the bar on a
+        terminal."""
         self.done += 1
         if error:
             self.errors += 1
@@ -97,13 +101,16 @@ class RunProgress:
         self.tokens += tokens
         self.retries += retries
         self.simulator_retries = simulator_retries
+        said = f": {note}" if note else ""
         if self._progress is not None and self._task_id is not None:
             self._progress.update(self._task_id, completed=self.done, **self._fields())
+            if note:
+                self._progress.console.print(f"{episode} {status}{said}", markup=False)
         else:
             print(
                 f"[{self.done}/{self.total}] {episode} "
-                + ("infra error, not counted " if error else f"{status} {label} ")
-                + f"(calls {model_calls}, tokens {tokens}"
+                + ("infra error, not counted" if error else f"{status} {label}")
+                + f"{said} (calls {model_calls}, tokens {tokens}"
                 + (f", retries {retries})" if retries else ")"),
                 file=self._stream,
                 flush=True,

@@ -31,8 +31,9 @@ from pydantic import BaseModel, Field
 
 from agents.errors import AgentsError
 from agents.strategies import ResolvedStrategy
-from agents.trajectory import Trajectory
+from agents.trajectory import Status, Trajectory
 from mock_tools import Suite, SuiteError, Task
+from mock_tools.terminal_text import shown
 from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
@@ -211,7 +212,7 @@ class _Plan:
     def __init__(self, config: RunConfig, env: Mapping[str, str] | None) -> None:
         self.config = config
         self.env = dict(env or {})
-        self.suite = _load(config.suite)
+        self.suite = load_run_suite(config.suite)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         if len(self.tasks) * config.trials > MAX_EPISODES:
             raise ConfigError(
@@ -439,6 +440,7 @@ def _keep(
         label = label_episode(traj, task).label
         episode, status, error = f"{task.id}#{trial}", traj.status.value, traj.infra_error
         usage = traj.usage
+        note = error_note(traj)
 
         def durable() -> None:
             progress.record(
@@ -450,6 +452,7 @@ def _keep(
                 tokens=usage.tokens,
                 retries=usage.model_retries,
                 simulator_retries=tools_report(executor).get("simulator", {}).get("retries", 0),
+                note=note,
             )
 
         commit.submit(traj.to_json_line().encode("utf-8"), durable)
@@ -459,9 +462,29 @@ def _keep(
 
 # -- helpers -------------------------------------------------------------------------------------
 
+NOTE_CHARS = 200
+"""The most characters of an external agent's stderr line the console shows."""
 
-def _load(path: str) -> Suite:
-    """The suite a run uses: only one ``validate`` accepts (``load_valid_suite``)."""
+
+def error_note(traj: Trajectory) -> str:
+    """Why an episode ended in error, for the console: its end reason and, for an external
+    agent, the last line its stderr wrote (cut to ``NOTE_CHARS``, control characters escaped);
+    empty for any other ending."""
+    if traj.status is not Status.error:
+        return ""
+    external = traj.tree.get("external")
+    tail = external.get("stderr_tail") if isinstance(external, dict) else None
+    lines = [ln for ln in tail.splitlines() if ln.strip()] if isinstance(tail, str) else []
+    if not lines:
+        return traj.end_reason
+    last = lines[-1].strip()
+    last = last if len(last) <= NOTE_CHARS else last[: NOTE_CHARS - 3] + "..."
+    return f"{traj.end_reason}; stderr: {shown(last)}"
+
+
+def load_run_suite(path: str) -> Suite:
+    """The suite a run uses (the packaged default suite for the default path outside the
+    checkout): only one ``validate`` accepts (``load_valid_suite``); ``ConfigError`` else."""
     try:
         return load_valid_suite(suite_folder(path))
     except SuiteError as e:

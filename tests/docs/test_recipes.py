@@ -217,3 +217,37 @@ def test_the_recipes_run_by_their_paths(site: Path, suite: Path) -> None:
         assert traj.final_answer == reply
         assert len(traj.nodes) == 1  # answered on the first hit: the parrot never said Finish
     check_answer_length(site, path, "my_plugins.answer_length:ANSWER_LENGTH")
+
+
+def test_the_chain_reading_the_strategy_recipe_describes_works() -> None:
+    """The recipe's "Reading the chain so far" names what a hook reads: each name it gives is
+    an attribute of the records, and its failed-call count counts the chain's failed calls."""
+    from agents.toolenv import Observation
+    from agents.trajectory import FinishCall, Node, StepCall
+
+    section = recipes()["A strategy"]
+    said = section[section.index("**Reading the chain so far.**") :]
+    for name in ("kind", "content", "calls", "finish"):
+        assert f"`{name}`" in said and name in Node.model_fields
+    for name in ("name", "function", "args", "observation"):
+        assert f"`{name}`" in said and name in StepCall.model_fields
+    for name in ("ok", "content", "error"):
+        assert name in Observation.model_fields
+    assert {"return_type", "final_answer"} <= set(FinishCall.model_fields)
+    failed = Observation(ok=False, content="{}")
+    nodes = [
+        Node(id=0, kind="action", calls=[StepCall(id="a", name="f", arguments="{}")]),
+        Node(
+            id=1,
+            parent=0,
+            kind="action",
+            calls=[
+                StepCall(id="b", name="f", arguments="{}", observation=failed),
+            ],
+        ),
+    ]
+    count = sum(
+        1 for n in nodes for c in n.calls if c.observation is not None and not c.observation.ok
+    )
+    assert count == 1
+    assert "episode.path(node.id)" in said and "`episode.trajectory.nodes`" in said

@@ -309,3 +309,24 @@ def test_a_resume_keeps_its_config_refusing_other_values_and_taking_equal_ones(
     assert (config.seed, config.trials, config.eval.plots) == (0, 1, False)
     assert main(["run", "--resume", run, "--max-run-cost", "2", "--print-config"]) == 0
     assert yaml.safe_load(capsys.readouterr().out)["budget"]["max_run_cost"] == 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--agent", "react", "--width", "3"],
+        ["run", "--agent", "react", "-O", "no_such_option=1"],
+        ["compare", "--agents", "react,react@2", "--width", "3"],
+        ["compare", "--agents", "react,no-such-agent"],
+    ],
+    ids=["run: width", "run: -O unknown", "compare: width", "compare: unknown agent"],
+)
+def test_print_config_refuses_what_the_run_would_refuse(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config the run would reject (an option the chosen agents do not take, an unknown
+    agent) is never printed: one line on stderr, exit 2, nothing on stdout."""
+    assert main([*argv, "--suite", str(MINI), "--out", str(tmp_path), "--print-config"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert not any(tmp_path.iterdir())

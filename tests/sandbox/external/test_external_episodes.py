@@ -195,3 +195,24 @@ def test_an_http_agents_error_status_is_a_crash_and_no_agent_is_infra(
     down = run_one(tmp_path / "b", {"url": "http://127.0.0.1:9/episode"})
     assert (down.status.value, down.end_reason) == ("error", "agent_unreachable")
     assert down.infra_error  # not the agent's answer: --resume runs it again
+
+
+def test_a_crash_says_why_on_the_console(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The progress line of a failed external episode names its end reason and the last line
+    its stderr wrote (it said only "error unsolved")."""
+    command = "echo 'first line' >&2; echo 'ModuleNotFoundError: no module x' >&2; exit 1"
+    config = RunConfig(
+        suite=str(MINI),
+        agent="external",
+        agent_options={"grace": 0.5, "command": command},
+        model="reference",
+        tasks=[KETTLE],
+        out=str(tmp_path / "runs"),
+    )
+    run_suite(config, show_progress=True)
+    err = capsys.readouterr().err
+    line = next(ln for ln in err.splitlines() if ln.startswith("[1/1]"))
+    assert "error unsolved: agent_crashed; stderr: ModuleNotFoundError: no module x" in line
+    assert "first line" not in err
