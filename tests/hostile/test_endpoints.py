@@ -79,9 +79,8 @@ def test_16_retries_are_visible_and_infra_episodes_are_listed_not_counted(
         server.default = kettle_breaks
         assert _run(server, tmp_path, monkeypatch, "--tasks", "mini_g1_*") == 0
     shown = capsys.readouterr()
-    assert "mini_g1_kettle_price#0 infra error, not counted (calls 1, tokens 0, retries 2)" in (
-        shown.err
-    )
+    said = "mini_g1_kettle_price#0 infra error, not counted: model_error:malformed"
+    assert f"{said} (calls 1, tokens 0, retries 2)" in shown.err
     assert "infra errors 1" in shown.out
     scores = json.loads((tmp_path / "r" / "scores.json").read_text())
     assert scores["infra"]["episodes"] == ["mini_g1_kettle_price#0"]
