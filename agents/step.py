@@ -74,6 +74,7 @@ from agents.toolenv import (
     ToolEnv,
     dispatch,
     env_dispatch,
+    stateful,
 )
 from agents.trajectory import (
     Component,
@@ -444,7 +445,36 @@ class Episode:
             latency_ms=turn.latency_ms,
         )
 
+    def state_after(self, node_id: int | None) -> str | None:
+        """The state a stateful env is in after ``node_id`` (and its calls): the last state an
+        observation on its path carried; None for the initial state."""
+        for n in reversed(self.path(node_id)):
+            for c in reversed(n.calls):
+                if c.observation is not None and c.observation.state is not None:
+                    return c.observation.state
+        return None
+
+    async def _restore(self, node: Node) -> Stop | None:
+        """Put a stateful env in the state ``node``'s parent ended in, before its calls (a
+        search's backtrack, ReAct@N's next chain); nothing for a stateless env."""
+        env = stateful(self.env)
+        if env is None or all(c.observation is not None for c in node.calls):
+            return None
+        try:
+            await self.accountant.bounded(env.restore_state(self.state_after(node.parent)))
+        except DeadlineReached:
+            node.error = "interrupted while restoring the state: budget:max_seconds"
+            return Stop(Status.budget_exhausted, "budget:max_seconds")
+        except ToolEnvError as e:
+            node.error = f"the state could not be restored: {e.kind}: {e}"
+            self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(e), node=node.id))
+            return Stop(Status.error, f"tool_error:{e.kind}")
+        return None
+
     async def _run_calls(self, node: Node) -> Stop | None:
+        stop = await self._restore(node)
+        if stop is not None:
+            return stop
         for call in node.calls:
             if call.observation is not None:  # not sendable: already answered with an error
                 continue

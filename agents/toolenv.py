@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 FINISH = "Finish"
 GIVE_ANSWER = "give_answer"
@@ -81,6 +81,26 @@ class Observation(BaseModel):
     truncated: bool = Field(default=False, description="Content was cut to the configured size.")
     original_length: int | None = None
     latency_ms: float = 0.0
+    state: str | None = Field(
+        default=None,
+        description="A stateful tool env (a world): the hash of its state after this call. "
+        "Left out of the record when None.",
+    )
+    changes: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="A stateful tool env: the records this call changed (collection, id, "
+        "before, after). Left out of the record when None.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_stateless_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("state") is None:
+                data.pop("state", None)
+            if data.get("changes") is None:
+                data.pop("changes", None)
+        return data
 
 
 @runtime_checkable
@@ -95,6 +115,23 @@ class ToolEnv(Protocol):
     def functions(self) -> list[dict[str, Any]]: ...
 
     async def call(self, name: str, args: dict[str, Any]) -> Observation: ...
+
+
+@runtime_checkable
+class StatefulToolEnv(ToolEnv, Protocol):
+    """A tool env whose answers depend on a state the calls change (a world).
+
+    ``restore_state(state)`` puts the env back in a state it has been in, by the hash its
+    observations carried (``Observation.state``); ``None`` is the episode's initial state. The
+    agents' step restores, before a node's calls, the state its parent ended in, so every branch
+    of a search and every chain of ReAct@N acts on its own state."""
+
+    async def restore_state(self, state: str | None) -> None: ...
+
+
+def stateful(env: object) -> StatefulToolEnv | None:
+    """``env`` when it keeps a state (it has ``restore_state``), else None."""
+    return env if callable(getattr(env, "restore_state", None)) else None  # type: ignore[return-value]
 
 
 def dispatch(name: str, function_names: Sequence[str], rule: DispatchRule = "exact") -> str | None:

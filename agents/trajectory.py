@@ -196,14 +196,24 @@ class Trajectory(BaseModel):
         "sandbox's proxy and the answer it got, in order (``agents.models.exchange``); a "
         "replay serves these answers. Left out of the record when empty.",
     )
+    world: dict[str, Any] | None = Field(
+        default=None,
+        description="Episodes in a world: the state checks of its chosen path (initial, final "
+        "and gold state hashes, each check's result, the diff from the gold state; "
+        "``sandbox.eval.world_verdict``), as the run found them; evaluation computes them "
+        "again. Left out of the record when None.",
+    )
     started_at: datetime = Field(default_factory=_now)
     ended_at: datetime | None = None
 
     @model_serializer(mode="wrap")
     def _without_empty_exchanges(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and not data.get("exchanges"):
-            data.pop("exchanges", None)
+        if isinstance(data, dict):
+            if not data.get("exchanges"):
+                data.pop("exchanges", None)
+            if data.get("world") is None:
+                data.pop("world", None)
         return data
 
     @model_validator(mode="after")

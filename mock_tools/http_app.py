@@ -5,7 +5,8 @@ Routes
     POST /api/<tool>/<api>      one typed route per API (slugs), documented in /openapi.json
     POST /virtual               StableToolBench-compatible ({category, tool_name, api_name,
                                 tool_input, ...} -> {"error": str, "response": ...})
-    GET  /health, /tools, /stats;  POST /reset (occurrence counters)
+    GET  /health, /tools, /stats;  POST /reset (occurrence counters, a world's session)
+    /sessions...                a suite with a world: its sessions (``mock_tools.session_routes``)
     GET  /docs, /redoc          the API pages, their scripts served locally (``docs_pages``)
     /mcp                        with ``mcp=True``: the MCP transport (``mock_tools.mcp_server``)
 
@@ -73,6 +74,7 @@ from mock_tools.models import FaultConfig
 from mock_tools.names import function_name, standardize
 from mock_tools.overlay import OverlayStore
 from mock_tools.service import MockToolService, create_service
+from mock_tools.session_routes import add_session_routes
 from mock_tools.suite import Suite
 
 __all__ = [
@@ -227,6 +229,8 @@ def http_app(
     @app.get("/stats", tags=["meta"])
     async def stats() -> dict[str, Any]:
         return {**service.stats.to_json(), "recordings": len(service.store)}
+
+    add_session_routes(app, service)
 
     @app.post("/reset", tags=["meta"])
     async def reset(request: Request) -> dict[str, int]:

@@ -7,8 +7,10 @@ A suite is a folder::
     recordings/*.jsonl    one Recording per line
     tasks/*.yaml          one Task per file (or a list of them)
 
+A suite may declare a world (``SuiteMeta.world``: stateful tools written in Python, see
+``mock_tools.worlds``); its tasks then say how their state starts and is checked (``Task.world``).
 Everything a mock server or an evaluator needs is in these models; nothing here does I/O.
-Imports nothing from the project.
+Imports the task side of worlds (``mock_tools.worlds.task``, pure pydantic) only.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from datetime import datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from mock_tools.worlds.task import TaskWorld
 
 FaultKind = Literal["http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body"]
 FAULT_KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
@@ -138,6 +142,19 @@ class RefStep(_Strict):
     tool: str
     api: str
     args: dict[str, Any] = Field(default_factory=dict)
+    function: str | None = Field(
+        default=None,
+        description="The function name the API is offered by, when it is not ToolBench's "
+        "``<api>_for_<tool>`` (a world's tools are offered by their own names; the loader "
+        "fills it in).",
+    )
+
+    @property
+    def offered_name(self) -> str:
+        """The function name an agent calls this step by."""
+        from mock_tools.names import function_name
+
+        return self.function or function_name(self.tool, self.api)
 
 
 class Reference(_Strict):
@@ -214,6 +231,12 @@ class Task(_Strict):
     reference: Reference = Field(default_factory=Reference)
     checks: list[Check] = Field(default_factory=list)
     faults: FaultConfig | None = None
+    world: TaskWorld | None = Field(
+        default=None,
+        description="In a suite with a world: the task's initial state (a patch of the base "
+        "state), frozen clock and state checks (docs/worlds.md). The gold actions are the "
+        "reference steps.",
+    )
 
     @field_validator("group")
     @classmethod
@@ -242,6 +265,15 @@ class SuiteMeta(_Strict):
         default=False,
         description="Render observations with non-ASCII characters escaped, as ToolBench's "
         "json.dumps does (imported ToolBench suites).",
+    )
+    world: str | None = Field(
+        default=None,
+        description="The suite's world: a file of the suite (world.py[:Class]), a module path "
+        "(package.module:Class) or an entry point of group agent_sandbox.worlds "
+        "(docs/worlds.md). Its tools join the suite's, its state is the suite's state/ folder.",
+    )
+    world_call_seconds: float = Field(
+        default=10.0, gt=0, description="The longest a world tool call may run."
     )
     origin: Origin | None = Field(
         default=None,

@@ -32,6 +32,9 @@ def native_payload(o: Outcome) -> dict[str, Any]:
         out["origin"] = o.origin
     if o.infra:
         out["infra"] = True
+    if o.state is not None:
+        out["state"] = o.state
+        out["changes"] = o.changes or []
     return out
 
 

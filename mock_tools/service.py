@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 from jsonschema import SchemaError
@@ -47,6 +47,9 @@ from mock_tools.overlay import OverlayStore
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
 from mock_tools.store import MAX_COUNTED_CALLS, OccurrenceCounter, RecordingStore, RecordingWriter
 from mock_tools.suite import Suite
+
+if TYPE_CHECKING:
+    from mock_tools.worlds.sessions import WorldSessions
 
 __all__ = [
     "Call",
@@ -138,6 +141,10 @@ class Outcome:
     slot: tuple[str | None, str, str, str, int] | None = None
     """For a recorded hit, where it is recorded (``RecordingStore.locate``): that place always
     holds the same response, so a transport may keep the answer it encoded under it."""
+    state: str | None = None
+    """A world's call: the hash of the session's state after it."""
+    changes: list[dict[str, Any]] | None = None
+    """A world's call: the records it changed (collection, id, before, after)."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +217,16 @@ class MockToolService:
         self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid
         # calls known admissible in a recordings scope: recorded there, or valid (both for good)
         self._admitted: dict[tuple[str | None, str, str, str], None] = {}
+        self.worlds: WorldSessions | None = None
+        """Per-session state of the suite's world, when it has one."""
+        if suite.world is not None:
+            from mock_tools.worlds.sessions import WorldSessions
+
+            self.worlds = WorldSessions(
+                suite.world,
+                {t.id: t.world for t in suite.tasks},
+                call_seconds=suite.meta.world_call_seconds,
+            )
 
     # -- the call path ----------------------------------------------------------------------------
 
@@ -345,6 +362,8 @@ class MockToolService:
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
         occurrence = self.deliveries.next(ctx.scope, tool, api, key)
+        if self.worlds is not None and tool == self.worlds.name:
+            return await self._world_call(api, canon, key, occurrence, ctx)
         try:
             return await self._deliver(tool, api, canon, key, occurrence, ctx)
         except SuiteError as e:
@@ -356,6 +375,38 @@ class MockToolService:
             return Outcome(
                 "miss", Response(ok=False, error=msg), occurrence, "bad_recording", 500, infra=True
             )
+
+    async def _world_call(
+        self, api: str, canon: dict[str, Any], key: str, occurrence: int, ctx: CallContext
+    ) -> Outcome:
+        """A call of the world's tool in the caller's session: its answer and the state after
+        it; past the call limit, an infrastructure failure (the state stays as it was)."""
+        from mock_tools.worlds.limits import CallLimitExceeded
+
+        assert self.worlds is not None
+        try:
+            session, answer = await self.worlds.call(
+                ctx.scope, ctx.scenario, api, copy.deepcopy(canon), key
+            )
+        except CallLimitExceeded as e:
+            msg = f"{e}: the world's tool {api!r} did not answer in time"
+            return Outcome(
+                "world_timeout",
+                Response(ok=False, error=msg),
+                occurrence,
+                "call_timeout",
+                500,
+                infra=True,
+            )
+        response = Response(ok=answer.ok, body=answer.body, error=answer.error)
+        return Outcome(
+            "world",
+            response,
+            occurrence,
+            code=None if answer.ok else "tool_error",
+            state=session.state.hash,
+            changes=[c.to_json() for c in answer.changes],
+        )
 
     async def _deliver(
         self,
@@ -494,6 +545,8 @@ class MockToolService:
         """Forget occurrence counts of one scope (all without one); returns scopes dropped."""
         n = self.deliveries.reset(scope)
         self.attempts.reset(scope)
+        if self.worlds is not None:
+            n = max(n, self.worlds.drop(scope))
         return n
 
     def health(self) -> dict[str, Any]:
@@ -510,6 +563,8 @@ class MockToolService:
         return out
 
     async def aclose(self) -> None:
+        if self.worlds is not None:
+            self.worlds.close()
         await self.miss_policy.aclose()
         if self.writer is not None:
             self.writer.close()

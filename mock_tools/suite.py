@@ -20,13 +20,13 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from mock_tools.errors import SuiteError, limit_message
-from mock_tools.models import ApiSpec, Recording, SuiteMeta, Task, ToolSpec
+from mock_tools.models import ApiRef, ApiSpec, Recording, SuiteMeta, Task, ToolSpec
 from mock_tools.recording_index import (
     IndexedRecordings,
     LineError,
@@ -35,6 +35,9 @@ from mock_tools.recording_index import (
 )
 from mock_tools.suite_cache import SuiteDocs, cached_docs, store_docs
 from mock_tools.yaml_text import MAX_YAML_BYTES, YamlLimitExceeded, load_yaml
+
+if TYPE_CHECKING:
+    from mock_tools.worlds.world import WorldEngine
 
 
 @dataclass
@@ -51,6 +54,8 @@ class Suite:
     apis: dict[tuple[str, str], ApiSpec] = field(default_factory=dict)
     task_file: bool = False
     """Loaded from a task file (``load_task_file``): tasks only, for a run on an MCP server."""
+    world: WorldEngine | None = None
+    """The suite's world (``SuiteMeta.world``), its tools among ``tools``."""
 
     def __post_init__(self) -> None:
         if not self.apis:
@@ -132,6 +137,10 @@ def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Sui
             task_files[task.id] = f
             tasks.append(task)
 
+    world = None
+    if meta.world is not None:
+        world, tasks = _with_world(root, meta.world, tools, tasks)
+
     if digest is None:
         digest = fingerprint(root)
     if cached is None:
@@ -145,7 +154,43 @@ def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Sui
         recordings=recordings,
         path=root,
         fingerprint=digest,
+        world=world,
     )
+
+
+def _with_world(
+    root: Path, spec: str, tools: dict[str, ToolSpec], tasks: list[Task]
+) -> tuple[WorldEngine, list[Task]]:
+    """Load the suite's world: its tools join ``tools``; a task that offers no tools is offered
+    every tool of the world."""
+    from mock_tools.worlds.loading import load_engine  # the world's code only where it is used
+
+    world = load_engine(spec, root)
+    if world.name in tools:
+        raise SuiteError(
+            f"the world's name {world.name!r} is also a tool of tools/",
+            file=str(root / "suite.yaml"),
+        )
+    tools[world.name] = world.tool_spec()
+    every = [ApiRef(tool=world.name, api=name) for name in world.tools]
+    return world, [_world_task(t, world.name, every) for t in tasks]
+
+
+def _world_task(task: Task, world: str, every: list[ApiRef]) -> Task:
+    """A task of a world suite: offered every tool of the world when it names none; its
+    reference steps on the world called by the tools' own names."""
+    update: dict[str, Any] = {}
+    if not task.tools:
+        update["tools"] = every
+    if any(s.tool == world and s.function is None for s in task.reference.steps):
+        steps = [
+            s.model_copy(update={"function": s.api})
+            if s.tool == world and s.function is None
+            else s
+            for s in task.reference.steps
+        ]
+        update["reference"] = task.reference.model_copy(update={"steps": steps})
+    return task.model_copy(update=update) if update else task
 
 
 class _Documents:
@@ -241,8 +286,9 @@ def fingerprint(root: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
-_SUITE_PARTS = ("suite.yaml", "tools", "tasks", "recordings")
-"""What a suite's fingerprint covers."""
+_SUITE_PARTS = ("suite.yaml", "tools", "tasks", "recordings", "state")
+"""What a suite's fingerprint covers, besides the ``*.py`` files of its top folder (a world's
+code)."""
 
 
 def _files(root: Path) -> list[Path]:
@@ -264,6 +310,8 @@ def _files(root: Path) -> list[Path]:
 
 def _is_suite_file(root: Path, p: Path) -> bool:
     rel = p.relative_to(root).parts
+    if len(rel) == 1 and rel[0].endswith(".py"):
+        return True
     return rel[0] in _SUITE_PARTS and "__pycache__" not in rel
 
 

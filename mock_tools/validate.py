@@ -188,6 +188,50 @@ def _check(suite: Suite, errors: list[str], warnings: list[str]) -> None:
 
     for task in suite.tasks:
         _check_task(task, suite, validators, store, errors, warnings)
+    _check_world(suite, errors)
+
+
+def _check_world(suite: Suite, errors: list[str]) -> None:
+    """A world's code keeps the determinism rules (``mock_tools.worlds.lint``), and every
+    task's gold actions succeed, reach the same state twice and pass the task's own checks."""
+    world = suite.world
+    if world is None:
+        for task in suite.tasks:
+            if task.world is not None:
+                errors.append(f"tasks: {task.id}: has world: settings, but the suite has no world")
+        return
+    from mock_tools.worlds.errors import WorldDefinitionError
+    from mock_tools.worlds.lint import lint_file
+    from mock_tools.worlds.verdict import gold_actions, judge, replay
+
+    file = Path(world.source.rsplit(":", 1)[0])
+    if file.is_file():
+        errors.extend(f"world: {v}" for v in lint_file(file))
+    for task in suite.tasks:
+        where = f"tasks: {task.id}"
+        try:
+            actions = gold_actions(world, task)
+            first, second = (replay(world, task, actions, 0) for _ in range(2))
+            refused = [
+                (a, e)
+                for a, ok, e in zip(first.actions, first.ok, first.errors, strict=True)
+                if not ok
+            ]
+            if refused:
+                action, error = refused[0]
+                errors.append(f"{where}: {action.label} fails: {error}")
+                continue
+            if first.final.hash != second.final.hash:
+                errors.append(
+                    f"{where}: its gold actions reach two different states when replayed twice "
+                    f"({first.final.hash[:12]}, {second.final.hash[:12]}): the world's code is "
+                    "not deterministic"
+                )
+                continue
+            for failure in judge(world, task, first, 0).failures():
+                errors.append(f"{where}: the gold actions fail the task's own check: {failure}")
+        except WorldDefinitionError as e:
+            errors.append(f"{where}: {e}")
 
 
 def _checks_digest() -> str:
@@ -195,8 +239,9 @@ def _checks_digest() -> str:
     loader, YAML reading): a marker written by other code is not trusted."""
     h = hashlib.sha256()
     here = Path(__file__)
-    for name in (here.name, "models.py", "suite.py", "yaml_text.py"):
-        h.update(here.with_name(name).read_bytes())
+    names = ("models.py", "suite.py", "yaml_text.py", "worlds/lint.py", "worlds/verdict.py")
+    for name in (here.name, *names):
+        h.update((here.parent / name).read_bytes())
     return h.hexdigest()[:32]
 
 
@@ -296,6 +341,8 @@ def _check_task(
         violations = _violations(at, suite, validators, step.tool, step.api, step.args)
         if violations and not _recorded_from_api(suite, step.tool, step.api, key):
             errors.extend(violations)
+        if suite.world is not None and step.tool == suite.world.name:
+            continue  # the world answers it
         if store.get(step.tool, step.api, key, seen[(step.tool, step.api, key)]) is None:
             warnings.append(f"{at}: no recording for arguments {key}")
 

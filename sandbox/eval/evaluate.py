@@ -49,6 +49,7 @@ from sandbox.eval.steps.reason_score import ThoughtSimilarity
 from sandbox.eval.steps.selection import ChosenProtocol, StepSelection
 from sandbox.eval.usage import USAGE_TYPES, UsageTotals, counts
 from sandbox.eval.win_rate import RunSide, WinSummary
+from sandbox.eval.world_verdict import world_verdict
 from sandbox.store import EpisodeKey, Manifest, RunStore, read_trajectories
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.run_store import iter_latest
@@ -424,10 +425,15 @@ async def _stream(request: _Request, scored: _Scored) -> _Streamed:
     labeller = _Labeller(request, scored)
     rows = _EpisodeRows(scored.tasks)
     stray = 0
+    world = scored.suite.world
+    tasks = {t.id: t for t in scored.tasks}
     for traj in scored.run.latest():
         if traj.scenario_id not in rows.position:
             stray += 1
             continue
+        if world is not None and traj.nodes:  # the state checks, computed again from the world
+            verdict = world_verdict(world, tasks[traj.scenario_id], traj)
+            traj.world = verdict.model_dump(mode="json")
         scorer.add(traj)
         rows.add(traj)
         await labeller.add(traj)

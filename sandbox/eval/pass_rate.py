@@ -14,7 +14,9 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
    - unsolvable task: gave up with an explanation -> solved (ToolBench: the right behaviour is to
      say why it cannot be done); gave up without one -> unsolved; an answer without checks that
      states it cannot be done (:func:`states_cannot_do`) -> solved.
-2. ``check``: the task's deterministic checks decide when it has any (all must pass).
+2. ``check``: the task's deterministic checks decide when it has any (all must pass); in a
+   world, its state checks too (``world_results``: the final state against the gold state,
+   assertions, forbidden and required actions).
 3. ``judge``: applied by the caller (``protocol_default``) to labels that come out ``unsure``
    with method ``none``; this module stays pure.
 4. ``none``: otherwise unsure.
@@ -194,8 +196,9 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
         return _label(task, traj, "unsolved", "rule", "no Finish call")
     if not answer:
         return _label(task, traj, "unsolved", "rule", "empty final answer")
-    if task.checks:
-        results = run_checks(answer, task.checks)
+    world = world_results(traj, start=len(task.checks))
+    if task.checks or world:
+        results = run_checks(answer, task.checks) + world
         if all_pass(results):
             return _label(task, traj, "solved", "check", "all checks pass", results)
         failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
@@ -203,6 +206,31 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if not task.solvable and states_cannot_do(answer):
         return _label(task, traj, "solved", "rule", "explains that the task cannot be done")
     return _label(task, traj, "unsure", "none", "no checks and no judge")
+
+
+def world_results(traj: Trajectory, start: int = 0) -> list[CheckResult]:
+    """The state checks an episode in a world recorded (``Trajectory.world``, which evaluation
+    computes again from the world: ``sandbox.eval.world_verdict``) as check results of kind
+    ``state:<check>``, numbered from ``start``; a replay that diverged from the recorded states
+    is one failed ``state:replay`` result. None outside a world."""
+    world = traj.world
+    if not world:
+        return []
+    out: list[CheckResult] = []
+    if world.get("divergence"):
+        out.append(
+            CheckResult(index=start, kind="state:replay", passed=False, detail=world["divergence"])
+        )
+    for check in world.get("checks") or []:
+        out.append(
+            CheckResult(
+                index=start + len(out),
+                kind=f"state:{check.get('kind')}",
+                passed=bool(check.get("passed")),
+                detail=str(check.get("detail", "")),
+            )
+        )
+    return out
 
 
 def needs_judge(label: EpisodeLabel) -> bool:

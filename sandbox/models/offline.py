@@ -18,7 +18,6 @@ from agents.models.explorer import ExplorerModel
 from agents.models.noisy import NoisyReferenceModel
 from agents.models.reference import PlanStep, ReferenceModel, ReferencePlan
 from mock_tools.models import Task
-from mock_tools.names import function_name
 from sandbox.errors import ConfigError
 from sandbox.models.provider import ModelSettings, ModelSpec, OfflineModels
 
@@ -47,7 +46,7 @@ class NoisyOptions(BaseModel):
 def reference_plan(task: Task) -> ReferencePlan:
     """The task's reference solution as the offline models' plan (function names)."""
     steps = [
-        PlanStep(thought=s.thought, function=function_name(s.tool, s.api), args=dict(s.args))
+        PlanStep(thought=s.thought, function=s.offered_name, args=dict(s.args))
         for s in task.reference.steps
     ]
     return ReferencePlan(steps=steps, answer=task.reference.answer, solvable=task.solvable)

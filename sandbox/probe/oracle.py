@@ -15,7 +15,6 @@ from typing import Any
 from agents.model import Message, Model, ToolCall, Turn
 from agents.toolenv import FINISH, GIVE_ANSWER
 from mock_tools.models import Reference, Task
-from mock_tools.names import function_name
 from sandbox.eval.stats import seeded_rng
 from sandbox.probe.verdicts import VERDICTS, verdict_of_observation
 
@@ -80,10 +79,7 @@ class ProbeOracle:
         return self._step(messages, [n for n in names if n and n != FINISH], rng if noisy else None)
 
     def _plan(self, rng: random.Random | None) -> Turn:
-        steps = [
-            {"function": function_name(s.tool, s.api), "args": dict(s.args)}
-            for s in self._ref.steps
-        ]
+        steps = [{"function": s.offered_name, "args": dict(s.args)} for s in self._ref.steps]
         if rng is not None and steps:
             if len(steps) > 1 and rng.random() < 0.5:
                 i = rng.randrange(len(steps) - 1)
@@ -105,7 +101,7 @@ class ProbeOracle:
         if done >= len(steps):
             return _call(FINISH, {"return_type": GIVE_ANSWER, "final_answer": self._ref.answer})
         step = steps[done]
-        name, args = function_name(step.tool, step.api), dict(step.args)
+        name, args = step.offered_name, dict(step.args)
         if rng is not None:
             others = [n for n in offered if n != name]
             if others and rng.random() < 0.5:

@@ -14,8 +14,11 @@ Two checks, both without a model endpoint or network:
   (``agents.toolenv.dispatch``). This checks the recordings alone, and works for trajectories
   whose search order our agents do not reproduce (e.g. imported from another framework).
 
-Observations are compared by content (``same_observation``): equal text, or the same decoded
-``{error, response}``, where a side that was cut (ToolBench cut observations at 1024 characters)
+In a world, each call's state hash is compared first: a call that left another state than
+recorded (the world's code or state changed) is the first difference, named with the paths
+its writes left differently (``calls[k].state``). Observations are compared by content
+(``same_observation``): equal text, or the same decoded ``{error, response}``, where a side
+that was cut (ToolBench cut observations at 1024 characters)
 must be a prefix of the other. Exact text matches are counted apart (``calls_exact``). The first
 difference of a divergent episode is reported as ``StepDiff`` (node, field, expected, got).
 """
@@ -33,8 +36,9 @@ from pydantic import BaseModel, Field, computed_field
 from agents.models.replay import node_difference
 from agents.step import function_name
 from agents.toolenv import ToolEnv, dispatch, env_dispatch
-from agents.trajectory import Node, Trajectory
+from agents.trajectory import Node, StepCall, Trajectory
 from mock_tools import MockToolsError, Suite, load_suite
+from mock_tools.worlds.paths import flatten
 from sandbox.errors import RunError
 from sandbox.interop.observations import same_observation
 from sandbox.run import run_suite_async, select_tasks
@@ -156,6 +160,11 @@ def _node_diff(want: Node, have: Node) -> StepDiff | None:
     if diff is not None:
         return StepDiff(node=want.id, field=diff[0], expected=diff[1], got=diff[2])
     for k, (a, b) in enumerate(zip(want.calls, have.calls, strict=True)):
+        state = _state_diff(a, b)
+        if state is not None:
+            return StepDiff(
+                node=want.id, field=f"calls[{k}].state", expected=state[0], got=state[1]
+            )
         ok_a = a.observation.ok if a.observation else None
         ok_b = b.observation.ok if b.observation else None
         if ok_a != ok_b:
@@ -167,6 +176,33 @@ def _node_diff(want: Node, have: Node) -> StepDiff | None:
                 node=want.id, field=f"calls[{k}].observation", expected=text_a, got=text_b
             )
     return None
+
+
+def _state_diff(want: StepCall, have: StepCall) -> tuple[Any, Any] | None:
+    """Where a call in a world left another state than recorded: each side's state hash and
+    the paths its changes wrote that the other side's did not write alike."""
+    a, b = want.observation, have.observation
+    if a is None or b is None or a.state == b.state:
+        return None
+    mine, theirs = _written(a.changes), _written(b.changes)
+    paths = sorted(p for p in {*mine, *theirs} if mine.get(p, _NONE) != theirs.get(p, _NONE))
+    return (
+        {"state": (a.state or "")[:12], "paths": paths[:20]},
+        {"state": (b.state or "")[:12], "paths": paths[:20]},
+    )
+
+
+_NONE = object()
+
+
+def _written(changes: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """Leaf path -> value of what a call's changes left (absent records as ``None``)."""
+    out: dict[str, Any] = {}
+    for c in changes or []:
+        where = f"{c.get('collection')}.{c.get('id')}"
+        after = c.get("after")
+        out.update(flatten(after, where) if after is not None else {where: None})
+    return out
 
 
 def _same(expected: str | None, got: str | None) -> bool:

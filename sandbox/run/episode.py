@@ -23,7 +23,9 @@ from agents.errors import ModelError
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Component, ErrorRecord, Status, Trajectory
 from mock_tools import Task
+from mock_tools.worlds.world import WorldEngine
 from sandbox.errors import EndpointConfigError, SandboxError
+from sandbox.eval.world_verdict import world_verdict
 from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
 
@@ -47,8 +49,11 @@ class EpisodePlan:
         budget: Budget,
         seed: int,
         per_task: Mapping[str, tuple[ResolvedStrategy, Budget]] | None = None,
+        world: WorldEngine | None = None,
     ) -> None:
         self.run_id = run_id
+        self.world = world
+        """The suite's world: each episode's trajectory records its state checks."""
         self.strategy = strategy
         self.models = models
         self.model_spec = model_spec
@@ -112,6 +117,8 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
         await env.reset()
     traj.run_id = plan.run_id
     traj.trial = trial
+    if plan.world is not None and traj.nodes:
+        traj.world = world_verdict(plan.world, task, traj).model_dump(mode="json")
     return traj
 
 

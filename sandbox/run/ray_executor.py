@@ -108,6 +108,7 @@ class EpisodeWorker:
                     per_task={
                         t: (config.strategy(t), config.budget_for(t)) for t in config.task_settings
                     },
+                    world=setup.suite.world,
                 )
             return self._plan, self._tools
 

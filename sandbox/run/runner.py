@@ -252,6 +252,7 @@ class _Plan:
             budget=self.config.budget_for(),
             seed=self.config.seed,
             per_task=self.per_task,
+            world=self.suite.world,
         )
 
 

@@ -58,7 +58,7 @@ from sandbox.errors import ConfigError
 from sandbox.models.simulators import build_simulator
 from sandbox.store.config import RunConfig
 from sandbox.store.redact import redact
-from sandbox.tool_envs.http import HttpToolEnv
+from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv
 from sandbox.tool_envs.mcp import open_mcp
 from sandbox.tool_envs.recorded import open_recorded
 from sandbox.tool_envs.server_check import check_health
@@ -193,6 +193,7 @@ class HttpToolEnvs:
         self.recording_scope = config.tools.recording_scope
         self.preset_tools = preset_values(config.preset, "tools")
         self.accept_other_suite = config.tools.accept_other_suite
+        self.seed = config.seed
         self.server: dict[str, Any] | None = None
         """What the remote server said of itself (``/health``), checked."""
         self._overlay_at_start: dict[str, Any] | None = None
@@ -219,11 +220,14 @@ class HttpToolEnvs:
         meta = self.suite.meta
         scope = self.recording_scope
         preset = self.preset_tools  # the run's preset decides over the suite
-        return HttpToolEnv(
+        env = WorldToolEnv if self.suite.world is not None else HttpToolEnv
+        extra: dict[str, Any] = {"seed": self.seed} if self.suite.world is not None else {}
+        return env(
             self.client,
             task,
             self.suite.apis,
             session=session,
+            **extra,
             faults=self.faults,
             dispatch=preset.get("dispatch", meta.dispatch),
             ascii_observations=preset.get("ascii_observations", meta.ascii_observations),

@@ -27,10 +27,11 @@ import json
 import time
 from collections.abc import Mapping
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import httpx
 
+from agents.errors import ToolEnvError
 from agents.toolenv import DispatchRule, Observation
 from mock_tools import (
     FAULTS_HEADER,
@@ -50,6 +51,7 @@ from sandbox.errors import ConfigError
 
 __all__ = [
     "HttpToolEnv",
+    "WorldToolEnv",
     "offered_parameters",
     "observation_text",
     "to_observation",
@@ -213,6 +215,70 @@ class HttpToolEnv:
         )
 
 
+class WorldToolEnv(HttpToolEnv):
+    """An episode's tools of a suite with a world: its own session on the server, opened at the
+    task's initial state with the run's seed, and ``restore_state`` to go back to any state the
+    session has been in (``agents.toolenv.StatefulToolEnv``)."""
+
+    def __init__(self, *args: Any, seed: int = 0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.seed = seed
+        self.initial_state: str | None = None
+        """The hash of the task's initial state, once the session is open."""
+        self.position: str | None = None
+        """The hash of the state the session is in."""
+
+    @property
+    def session(self) -> str:
+        return unquote(self._headers[SESSION_HEADER])
+
+    async def _open(self) -> None:
+        body = {"session": self.session, "task": self.task.id, "seed": self.seed}
+        data = await self._session_request("POST", "/sessions", body)
+        self.initial_state = self.position = str(data["initial"])
+
+    async def _session_request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        try:
+            resp = await self._client.request(method, path, json=body)
+        except httpx.TimeoutException as e:
+            raise ToolEnvError(f"the tool server timed out: {e}", kind="timeout") from e
+        except httpx.HTTPError as e:
+            raise ToolEnvError(
+                f"cannot reach the tool server: {type(e).__name__}: {e}", kind="connection"
+            ) from e
+        try:
+            data = resp.json()
+        except ValueError:
+            data = None
+        if resp.status_code >= 400 or not isinstance(data, dict):
+            detail = data.get("detail") if isinstance(data, dict) else resp.text[:200]
+            raise ToolEnvError(
+                f"{method} {path} answered HTTP {resp.status_code}: {detail}", kind="protocol"
+            )
+        return data
+
+    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+        if self.position is None:
+            try:
+                await self._open()
+            except ToolEnvError as e:
+                return self._transport_error(e.kind, str(e), time.perf_counter())
+        obs = await super().call(name, args)
+        if obs.state is not None:
+            self.position = obs.state
+        return obs
+
+    async def restore_state(self, state: str | None) -> None:
+        if self.position is None:
+            await self._open()
+        target = state if state is not None else self.initial_state
+        if target is None or target == self.position:
+            return
+        path = f"/sessions/{quote(self.session, safe='')}/restore"
+        await self._session_request("POST", path, {"state": target})
+        self.position = target
+
+
 def _segment(name: str) -> str:
     # A "/" inside a name would split the route: the server also accepts the standardised form.
     return quote(standardize(name) if "/" in name else name, safe="")
@@ -252,6 +318,8 @@ def to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) ->
         if response is None:
             response = ""
     origin = payload.get("origin")
+    state = payload.get("state")
+    changes = payload.get("changes")
     return Observation(
         ok=ok,
         content=observation_text("" if ok else error, response, ascii_only=ascii_only),
@@ -261,6 +329,8 @@ def to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) ->
         origin=origin if isinstance(origin, dict) else None,
         infra=payload.get("infra") is True,
         latency_ms=latency_ms,
+        state=state if isinstance(state, str) else None,
+        changes=changes if isinstance(state, str) and isinstance(changes, list) else None,
     )
 
 

@@ -21,7 +21,7 @@ from agents.toolenv import FINISH
 from agents.trajectory import Node, StepCall, Trajectory
 from mock_tools.canonical import canonical_args
 from mock_tools.models import ApiSpec, RefStep
-from mock_tools.names import NameResolver, function_name
+from mock_tools.names import NameResolver
 from sandbox.eval.steps.matching import Edge, MatchMemo, max_weight_pairs
 from sandbox.eval.steps.similarity import kv_similarity
 
@@ -109,7 +109,7 @@ def reference_actions(steps: list[RefStep], apis: Apis) -> list[Action]:
         Action(
             tool=s.tool,
             api=s.api,
-            name=function_name(s.tool, s.api),
+            name=s.offered_name,
             args=_canonical(s.args, apis.get((s.tool, s.api))),
             thought=s.thought,
         )

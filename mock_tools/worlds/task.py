@@ -1,0 +1,153 @@
+"""What a task says about its world: the initial state's patch, the frozen clock and the checks.
+
+A task of a world suite carries ``world:`` (a ``TaskWorld``)::
+
+    world:
+      now: "2026-03-02T09:00:00+00:00"     # the frozen clock (default: the world's)
+      state:                                # merged into the world's base state
+        orders: {O-1002: {status: delivered}}
+        carts: {C-9: null}                  # null removes a record
+      checks:
+        gold: true                          # final state == the gold actions' state (default)
+        ignore: [orders.*.updated_at]       # paths left out of that comparison
+        assert:                             # assertions over the final state
+          - {path: orders.O-1002.status, equals: returned}
+          - {path: payments, where: {order_id: O-1002}, count: 1}
+        forbid:                             # any hit fails the task
+          actions: [{api: refund_payment, args: {payment_id: P-7}}]
+          states: [{path: orders.O-1001.status, equals: cancelled}]
+        require:
+          actions: [{api: cancel_order, args: {order_id: O-1002}}]
+
+The gold actions are the task's ``reference.steps`` (each a call of the world's tool, ``tool``
+being the world's name). Paths and their comparisons are ``mock_tools.worlds.paths``. Pure
+pydantic; imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["ActionPattern", "StateAssertion", "TaskWorld", "WorldChecks", "COMPARISONS"]
+
+COMPARISONS = (
+    "equals",
+    "not_equals",
+    "one_of",
+    "contains",
+    "exists",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "count",
+)
+"""The comparisons an assertion may make; exactly one per assertion."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class StateAssertion(_Strict):
+    """A claim about a state: the value at ``path`` compared one way.
+
+    ``path`` is ``collection.id.field...`` (``mock_tools.worlds.paths``); ``*`` in the id place
+    means every record (the claim must hold for each). With ``where`` (field -> value), ``path``
+    names a collection and the claim is about the records whose fields equal those values:
+    ``count`` compares how many there are, any other comparison must hold for each of them (and
+    holds for none when there are none)."""
+
+    path: str = Field(min_length=1)
+    where: dict[str, Any] | None = None
+    equals: Any = None
+    not_equals: Any = None
+    one_of: list[Any] | None = None
+    contains: Any = None
+    exists: bool | None = None
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+    count: int | None = Field(default=None, ge=0)
+    field: str | None = Field(
+        default=None, description="With ``where``: the field of each matching record compared."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_comparison(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            given = [k for k in COMPARISONS if k in data]
+            if len(given) != 1:
+                names = ", ".join(COMPARISONS)
+                raise ValueError(
+                    f"an assertion makes exactly one comparison ({names}); "
+                    f"{'none' if not given else ', '.join(given)} given"
+                )
+            if "count" in data and "where" not in data and "*" not in str(data.get("path")):
+                raise ValueError("'count' counts records: give 'where' (or a path with '*')")
+        return data
+
+    @property
+    def comparison(self) -> str:
+        return next(k for k in COMPARISONS if k in self.model_fields_set)
+
+    @property
+    def expected(self) -> Any:
+        return getattr(self, self.comparison)
+
+    def describe(self) -> str:
+        where = f" where {self.where}" if self.where else ""
+        of = f".{self.field}" if self.field else ""
+        return f"{self.path}{where}{of} {self.comparison} {self.expected!r}"
+
+
+class ActionPattern(_Strict):
+    """A call of a world tool: ``api`` (the tool's name) and the arguments it must have (a
+    subset: other arguments may differ), compared after canonicalisation."""
+
+    api: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+    tool: str | None = Field(default=None, description="The world's name (default: the suite's).")
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.api}({args})"
+
+
+class Forbidden(_Strict):
+    actions: list[ActionPattern] = Field(default_factory=list)
+    states: list[StateAssertion] = Field(default_factory=list)
+
+
+class Required(_Strict):
+    actions: list[ActionPattern] = Field(default_factory=list)
+
+
+class WorldChecks(_Strict):
+    gold: bool = Field(
+        default=True,
+        description="The final state must equal the state the gold actions (reference steps) "
+        "reach from the same initial state (τ²-bench's rule). Needs reference steps.",
+    )
+    ignore: list[str] = Field(
+        default_factory=list, description="Paths left out of the gold comparison ('*' matches)."
+    )
+    assertions: list[StateAssertion] = Field(default_factory=list, alias="assert")
+    forbid: Forbidden = Field(default_factory=Forbidden)
+    require: Required = Field(default_factory=Required)
+
+
+class TaskWorld(_Strict):
+    now: str | None = Field(
+        default=None, description="The frozen clock (ISO 8601); default: the world's own."
+    )
+    state: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Merged into the world's base state: collection -> id -> record (merged "
+        "into the base record field by field; null removes it).",
+    )
+    checks: WorldChecks = Field(default_factory=WorldChecks)

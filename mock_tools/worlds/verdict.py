@@ -1,0 +1,243 @@
+"""The state checks of a task: a sequence of calls replayed on a fresh world, and the task's
+checks on the states they reach.
+
+``replay(engine, task, calls, seed)`` re-executes ``calls`` (each an ``Action``: the tool, its
+arguments as given, and, when known, the state hash a run recorded after it) from the task's
+initial state, with the seed and the task's clock, exactly as the server does (canonical
+arguments, the engine's atomic call). A call whose recorded hash the replay does not reach is a
+``divergence`` (the world's code or state files changed since the run, or its code is not
+deterministic); the replay stops there. ``judge(engine, task, replayed, seed)`` then checks:
+
+- ``gold``: the final state equals the state the gold actions (the task's reference steps)
+  reach from the same initial state, bookkeeping collections and ``ignore``d paths left out
+  (τ²-bench's rule). On a difference, ``diff`` sorts every differing path into ``collateral``
+  (the agent changed it, the gold did not), ``missed`` and ``wrong``;
+- ``assert``: each assertion holds on the final state;
+- ``forbid.states``: no state along the calls (the initial one included) satisfies one;
+- ``forbid.actions``: no call the world carried out (answered ok) matches one;
+- ``require.actions``: each is matched by a call the world carried out.
+
+A gold action that fails is a ``WorldDefinitionError`` naming it (``validate`` reports it before
+any run). Imports the worlds' engine, state, paths and task models, and ``mock_tools.canonical``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mock_tools.canonical import canonical_args, dumps_canonical
+from mock_tools.models import Task
+from mock_tools.worlds.errors import WorldDefinitionError
+from mock_tools.worlds.paths import PathError, check_assertion, diff_states
+from mock_tools.worlds.state import State
+from mock_tools.worlds.task import ActionPattern, TaskWorld
+from mock_tools.worlds.world import WorldAnswer, WorldEngine
+
+__all__ = [
+    "Action",
+    "Replayed",
+    "WorldCheck",
+    "WorldVerdict",
+    "call_world",
+    "gold_actions",
+    "gold_state",
+    "judge",
+    "replay",
+]
+
+
+class WorldCheck(BaseModel):
+    kind: str = Field(description="gold | assert | forbid_state | forbid_action | require_action")
+    passed: bool
+    detail: str = ""
+
+
+class WorldVerdict(BaseModel):
+    """What the state checks found (a trajectory keeps it in ``Trajectory.world``)."""
+
+    world: str
+    initial: str
+    final: str
+    gold: str | None = None
+    checks: list[WorldCheck] = Field(default_factory=list)
+    diff: dict[str, Any] | None = None
+    divergence: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.divergence is None and all(c.passed for c in self.checks)
+
+    def failures(self) -> list[str]:
+        out = [f"{c.kind}: {c.detail}" for c in self.checks if not c.passed]
+        if self.divergence:
+            out.insert(0, f"divergence: {self.divergence}")
+        return out
+
+
+@dataclass(frozen=True)
+class Action:
+    """A call to replay: the tool, its arguments as given, the state hash recorded after it
+    (None: not checked) and a label for messages (``node 3, call c1``)."""
+
+    api: str
+    args: dict[str, Any]
+    recorded: str | None = None
+    label: str = ""
+
+
+@dataclass
+class Replayed:
+    """The states a replay went through: ``states[0]`` the initial one, ``states[i]`` the one
+    after ``actions[i - 1]``; ``ok[i - 1]`` whether the world carried that call out."""
+
+    states: list[State]
+    actions: list[Action] = field(default_factory=list)
+    ok: list[bool] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """The error of each call the world refused ("" for those it carried out)."""
+    divergence: str | None = None
+
+    @property
+    def final(self) -> State:
+        return self.states[-1]
+
+
+def _spec(task: Task) -> TaskWorld:
+    return task.world if task.world is not None else TaskWorld()
+
+
+def call_world(
+    engine: WorldEngine, state: State, api: str, args: dict[str, Any], task: Task, seed: int
+) -> WorldAnswer:
+    """One call as the server makes it: canonical arguments, the engine's atomic call."""
+    tool = engine.tools.get(api)
+    schema = tool.parameters if tool is not None else {}
+    canon = canonical_args(args, schema)
+    return engine.execute(
+        state,
+        api,
+        canon,
+        key=dumps_canonical(canon),
+        now=engine.clock(_spec(task), f"task {task.id}"),
+        task=task.id,
+        seed=seed,
+    )
+
+
+def replay(engine: WorldEngine, task: Task, actions: Sequence[Action], seed: int) -> Replayed:
+    """Replay ``actions`` from the task's initial state (see the module docstring)."""
+    out = Replayed(states=[engine.initial(task.id, task.world)])
+    for action in actions:
+        answer = call_world(engine, out.final, action.api, action.args, task, seed)
+        if action.recorded is not None and answer.state.hash != action.recorded:
+            out.divergence = (
+                f"{action.label or action.api}: the world reached state "
+                f"{answer.state.hash[:12]}, the run recorded {action.recorded[:12]}"
+            )
+            return out
+        out.states.append(answer.state)
+        out.actions.append(action)
+        out.ok.append(answer.ok)
+        out.errors.append(answer.error)
+    return out
+
+
+def gold_actions(engine: WorldEngine, task: Task) -> list[Action]:
+    """The task's reference steps as actions; a step of another tool is a
+    ``WorldDefinitionError``."""
+    out = []
+    for i, step in enumerate(task.reference.steps, 1):
+        if step.tool != engine.name:
+            raise WorldDefinitionError(
+                f"task {task.id!r}: gold action {i} calls tool {step.tool!r}, not the world "
+                f"{engine.name!r}"
+            )
+        out.append(Action(step.api, dict(step.args), label=f"gold action {i} ({step.api})"))
+    return out
+
+
+def gold_state(engine: WorldEngine, task: Task, seed: int = 0) -> State:
+    """The state the gold actions reach; one that fails is a ``WorldDefinitionError``."""
+    state = engine.initial(task.id, task.world)
+    for action in gold_actions(engine, task):
+        answer = call_world(engine, state, action.api, action.args, task, seed)
+        if not answer.ok:
+            raise WorldDefinitionError(f"task {task.id!r}: {action.label} fails: {answer.error}")
+        state = answer.state
+    return state
+
+
+def matches(pattern: ActionPattern, action: Action, engine: WorldEngine) -> bool:
+    """Whether a call matches a pattern: its tool and every argument the pattern names, both
+    canonical (the pattern's other arguments are free)."""
+    if action.api != pattern.api or pattern.tool not in (None, engine.name):
+        return False
+    tool = engine.tools.get(action.api)
+    schema = tool.parameters if tool is not None else {}
+    have = canonical_args(action.args, schema)
+    props = schema.get("properties", {})
+    given = {"type": "object", "properties": {k: props[k] for k in pattern.args if k in props}}
+    want = canonical_args(pattern.args, given)
+    return all(k in have and have[k] == v for k, v in want.items())
+
+
+def judge(engine: WorldEngine, task: Task, done: Replayed, seed: int) -> WorldVerdict:
+    """The task's state checks on a replay (see the module docstring)."""
+    checks = _spec(task).checks
+    initial, final = done.states[0], done.final
+    verdict = WorldVerdict(
+        world=engine.name, initial=initial.hash, final=final.hash, divergence=done.divergence
+    )
+    if checks.gold and task.reference.steps:
+        gold = gold_state(engine, task, seed)
+        verdict.gold = gold.hash
+        diff = diff_states(initial, final, gold, checks.ignore)
+        same = diff.empty if checks.ignore else final.data_hash == gold.data_hash
+        if not same and diff.empty:
+            detail = "the final state differs from the gold state in number types only"
+        else:
+            detail = "the final state is the gold state" if same else diff.summary()
+        verdict.checks.append(WorldCheck(kind="gold", passed=same, detail=detail))
+        if not same:
+            verdict.diff = diff.to_json()
+    for a in checks.assertions:
+        try:
+            result = check_assertion(final, a)
+        except PathError as e:
+            raise WorldDefinitionError(f"task {task.id!r}: assertion {a.path!r}: {e}") from None
+        verdict.checks.append(
+            WorldCheck(
+                kind="assert", passed=result.passed, detail=f"{a.describe()}: {result.detail}"
+            )
+        )
+    for a in checks.forbid.states:
+        hit = next((i for i, s in enumerate(done.states) if check_assertion(s, a).passed), None)
+        when = "never reached" if hit is None else _when(hit, done)
+        verdict.checks.append(
+            WorldCheck(kind="forbid_state", passed=hit is None, detail=f"{a.describe()}: {when}")
+        )
+    carried = [a for a, ok in zip(done.actions, done.ok, strict=True) if ok]
+    for p in checks.forbid.actions:
+        hits = [a for a in carried if matches(p, a, engine)]
+        said = f"carried out ({hits[0].label or hits[0].api})" if hits else "never carried out"
+        verdict.checks.append(
+            WorldCheck(kind="forbid_action", passed=not hits, detail=f"{p.describe()}: {said}")
+        )
+    for p in checks.require.actions:
+        hits = [a for a in carried if matches(p, a, engine)]
+        said = f"carried out ({hits[0].label or hits[0].api})" if hits else "never carried out"
+        verdict.checks.append(
+            WorldCheck(kind="require_action", passed=bool(hits), detail=f"{p.describe()}: {said}")
+        )
+    return verdict
+
+
+def _when(i: int, done: Replayed) -> str:
+    if i == 0:
+        return "the initial state"
+    action = done.actions[i - 1]
+    return f"reached after {action.label or action.api}"

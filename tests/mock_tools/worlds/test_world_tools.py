@@ -1,0 +1,127 @@
+"""World tools: the schema a model sees comes from the signature and the docstring."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+from mock_tools.worlds import Context, World, WorldDefinitionError, read, write
+from mock_tools.worlds.tools import tool_def
+
+
+class Shopfront(World):
+    name = "shopfront"
+
+    @read
+    def search(
+        self,
+        ctx: Context,
+        query: str,
+        limit: int = 5,
+        sort: Literal["price", "name"] = "name",
+        tags: list[str] | None = None,
+        in_stock: bool | None = None,
+    ) -> list:
+        """Search the catalogue.
+
+        A longer paragraph the description keeps.
+
+        Args:
+            query: Words to look for,
+                across two lines.
+            limit: At most this many results.
+            sort (str): The order.
+
+        Returns:
+            The matching products.
+        """
+        return []
+
+    @write(name="place_order")
+    def order(self, ctx: Context, sku: str, quantity: float) -> dict:
+        """Order a product."""
+        return {}
+
+    def helper(self) -> None:
+        """Not a tool: not marked."""
+
+
+def test_the_schema_comes_from_the_signature_and_the_docstring() -> None:
+    tools = {d.name: d for d in Shopfront.tool_defs()}
+    assert list(tools) == ["search", "place_order"]
+    search = tools["search"]
+    assert search.kind == "read" and tools["place_order"].kind == "write"
+    assert search.description == "Search the catalogue. A longer paragraph the description keeps."
+    params = search.parameters
+    assert params["required"] == ["query"]
+    assert params["additionalProperties"] is False
+    props = params["properties"]
+    assert props["query"] == {
+        "type": "string",
+        "description": "Words to look for, across two lines.",
+    }
+    assert props["limit"] == {
+        "type": "integer",
+        "default": 5,
+        "description": "At most this many results.",
+    }
+    assert (
+        props["sort"]["enum"] == ["price", "name"] and props["sort"]["description"] == "The order."
+    )
+    assert props["tags"] == {"type": "array", "items": {"type": "string"}}
+    assert props["in_stock"] == {"type": "boolean"}
+    assert tools["place_order"].parameters["properties"]["quantity"]["type"] == "number"
+
+
+def test_a_parameter_without_a_type_is_refused_naming_file_and_line() -> None:
+    def untyped(self, ctx, sku):  # type: ignore[no-untyped-def]
+        """Has no types."""
+
+    with pytest.raises(WorldDefinitionError, match=r"test_world_tools\.py:\d+.*'sku' has no type"):
+        tool_def(read(untyped), method=True)
+
+
+def test_a_tool_without_a_docstring_is_refused() -> None:
+    def bare(self, ctx: Context, sku: str) -> None:
+        pass
+
+    with pytest.raises(WorldDefinitionError, match="no docstring"):
+        tool_def(write(bare), method=True)
+
+
+def test_a_tool_must_take_the_context() -> None:
+    def no_ctx(self) -> None:  # type: ignore[no-untyped-def]
+        """Takes nothing."""
+
+    with pytest.raises(WorldDefinitionError, match=r"must take \(self, ctx"):
+        tool_def(read(no_ctx), method=True)
+
+
+def test_plain_functions_listed_in_functions_are_tools_too() -> None:
+    @read
+    def ping(ctx: Context, text: str) -> str:
+        """Answer with the text.
+
+        Args:
+            text: Anything.
+        """
+        return text
+
+    class Pinger(World):
+        name = "pinger"
+        functions = (ping,)
+
+    (d,) = Pinger.tool_defs()
+    assert (d.name, d.method, d.parameters["required"]) == ("ping", False, ["text"])
+
+
+def test_an_unmarked_function_in_functions_is_refused() -> None:
+    def pong(ctx: Context) -> None:
+        """Not marked."""
+
+    class Ponger(World):
+        functions = (pong,)
+
+    with pytest.raises(WorldDefinitionError, match="not marked"):
+        Ponger.tool_defs()
