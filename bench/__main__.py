@@ -32,6 +32,7 @@ from bench import (
     stb_bench,
     store_bench,
     view_bench,
+    world_bench,
 )
 from bench.report import BenchResult, format_table, format_targets
 
@@ -49,6 +50,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "scale": scale_bench.run,
     "external": external_bench.run,
     "realmodel": realmodel_bench.run,
+    "worlds": world_bench.run,
 }
 
 
