@@ -32,3 +32,14 @@ class Budget(BaseModel):
         description="Steps (turns) on one path: DFSDT backtracks there, ReAct stops "
         "(see docs/agents.md for the mapping to ToolBench's node depth).",
     )
+    max_user_turns: int | None = Field(
+        default=None,
+        ge=0,
+        description="In a conversation: how often the user may answer (default 10); the "
+        "agent's reply after the last ends the episode as budget_exhausted.",
+    )
+    max_turn_model_calls: int | None = Field(
+        default=None,
+        ge=1,
+        description="In a conversation: model calls between two answers of the user.",
+    )

@@ -19,8 +19,12 @@ subclass of any of them changes a chain by overriding one method:
   model calls, and for a node whose step stopped the episode. It watches: it must not change the
   node (the trajectory is what the model saw, and replays rebuild it).
 - ``ends_chain(episode, node, *, max_depth) -> ChainEnd | None``: the stop predicate, asked after
-  every node whose step did not stop the episode. ``None`` grows the chain further; a ``ChainEnd``
-  ends it with the outcome it names: ``ChainEnd("answered", node, final_answer=text)`` answers
+  every node whose step did not stop the episode. In a conversation (a tool env with a ``user``,
+  ``agents.user``) a reply (a thought, a ``Finish``) is answered by the user before it is asked,
+  so it is asked about the ``user`` node: ``done`` answers with the last reply, another signal
+  (``transfer``, ``out_of_scope``) gives up, no signal goes on. ``None`` grows the chain
+  further; a ``ChainEnd`` ends it with the outcome it names:
+  ``ChainEnd("answered", node, final_answer=text)`` answers
   with ``text``, ``"gave_up"`` gives up (with an optional explanation), ``"depth_limit"`` is a
   dead end at the depth limit. The default answers on ``Finish(give_answer)``, gives up on
   ``Finish(give_up_and_restart)`` and ends at ``max_depth`` (in the options' depth unit).
@@ -61,6 +65,13 @@ class ChainHooks:
 
     def ends_chain(self, episode: Episode, node: Node, *, max_depth: int | None) -> ChainEnd | None:
         """How the chain ends after ``node``, or ``None`` when it goes on."""
+        if node.kind == "user":
+            signal = (node.user or {}).get("signal")
+            if signal == "done":
+                return ChainEnd("answered", node, final_answer=episode.last_reply(node))
+            if signal is not None:  # transfer, out of scope: ended without the user's goal
+                return ChainEnd("gave_up", node, final_answer=episode.last_reply(node))
+            return None
         if node.kind == "finish":
             assert node.finish is not None
             return ChainEnd("answered", node, final_answer=node.finish.final_answer)
@@ -90,12 +101,23 @@ async def chain_step(
     node = result.node
     if node is not None:
         hooks.after_observation(episode, node)
+    if result.stop is None and node is not None and _replied(episode, node):
+        reply = node
+        result = await episode.user_step(reply)  # the user answers: the chain goes on there
+        node = result.node if result.node is not None else reply
+        if result.node is not None:
+            hooks.after_observation(episode, result.node)
     if result.stop is not None:
         failed = node is not None and node.kind == "error"
         last = node if node is not None else parent
         return node, ChainEnd("model_error" if failed else "stopped", last, result.stop)
     assert node is not None
     return node, hooks.ends_chain(episode, node, max_depth=max_depth)
+
+
+def _replied(episode: Episode, node: Node) -> bool:
+    """In a conversation, a node that is a reply to the user: a thought or a ``Finish``."""
+    return episode.user is not None and node.kind in ("thought", "finish")
 
 
 async def run_chain(

@@ -21,6 +21,13 @@ complete final_answer written for the user. If you cannot make progress from the
 call {FINISH} with return_type "{GIVE_UP}" instead.
 Always end with {FINISH}: only the final_answer is shown to the user."""
 
+CONVERSATION_NOTE = f"""\
+You are in a conversation with the user. A message without a function call, or the final_answer \
+of {FINISH} with return_type "{GIVE_ANSWER}", is your reply: the user reads it and may answer, \
+and the conversation goes on until the user ends it. Ask the user when you need something only \
+they know, and confirm actions that change something before you take them."""
+"""Appended to the system prompt of an episode that has a user (``agents.user``)."""
+
 DIVERSITY_HEADER = "You have been at this exact state before."
 """First line of every diversity prompt (tests and tools may look for it)."""
 

@@ -64,7 +64,12 @@ from agents.errors import (
 from agents.finish import read_finish
 from agents.model import Message, Model, ToolCall, Turn
 from agents.options import DEFAULT_MAX_OBSERVATION_CHARS, AgentOptions, DepthUnit
-from agents.prompts import DEFAULT_SYSTEM_PROMPT, error_observation, format_feedback
+from agents.prompts import (
+    CONVERSATION_NOTE,
+    DEFAULT_SYSTEM_PROMPT,
+    error_observation,
+    format_feedback,
+)
 from agents.toolenv import (
     FINISH,
     FINISH_FUNCTION,
@@ -86,7 +91,12 @@ from agents.trajectory import (
     StepCall,
     Trajectory,
     messages_for,
+    transcript_for,
 )
+from agents.user import User, UserTurn
+
+DEFAULT_MAX_USER_TURNS = 10
+"""How often the user of a conversation may answer when the budget sets no ``max_user_turns``."""
 
 CUT_MARK = "..."
 """Appended to a cut observation (ToolBench's ``rapidapi_wrapper.step`` appends the same)."""
@@ -318,6 +328,11 @@ class Episode:
         self.functions: list[dict[str, Any]] = [*env.functions, FINISH_FUNCTION]
         self.function_names: list[str] = [function_name(f) for f in self.functions]
         self._levels: dict[int, int] = {}
+        self.user: User | None = getattr(env, "user", None)
+        """In a conversation, who answers the agent's replies (``agents.user``)."""
+        self.hidden: frozenset[str] = frozenset(self.user.hidden if self.user else ())
+        if self.user is not None:
+            system_prompt = f"{system_prompt}\n\n{CONVERSATION_NOTE}"
         self.trajectory = Trajectory(
             run_id=meta.run_id,
             scenario_id=meta.scenario_id,
@@ -341,13 +356,82 @@ class Episode:
         return [] if node_id is None else self.trajectory.path_to(node_id)
 
     def level(self, node: Node) -> int:
-        """The node's depth in the episode's depth unit (its own levels included)."""
-        if self.depth_unit == "turns":
+        """The node's depth in the episode's depth unit (its own levels included). In a
+        conversation it counts from the user's last answer: the depth limit is per turn."""
+        if self.depth_unit == "turns" and self.user is None:
             return node.depth
         if node.id not in self._levels:
             above = self.level(self.trajectory.node(node.parent)) if node.parent is not None else 0
-            self._levels[node.id] = above + node_levels(node, self.depth_unit)
+            if node.kind == "user":
+                self._levels[node.id] = 0
+            else:
+                self._levels[node.id] = above + node_levels(node, self.depth_unit)
         return self._levels[node.id]
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def offered(self, parent: int | None) -> tuple[list[dict[str, Any]], list[str]]:
+        """The functions offered to a child of ``parent`` (and their names): every function
+        but those the user hides and has not revealed on the path yet."""
+        if not self.hidden:
+            return self.functions, self.function_names
+        revealed = {
+            name
+            for n in self.path(parent)
+            if n.kind == "user" and n.user
+            for name in n.user.get("reveal", [])
+        }
+        keep = [
+            (f, name)
+            for f, name in zip(self.functions, self.function_names, strict=True)
+            if name not in self.hidden or name in revealed
+        ]
+        return [f for f, _ in keep], [name for _, name in keep]
+
+    def transcript(self, node_id: int | None) -> list[Message]:
+        """What the user has seen up to ``node_id``: its first message, then each reply of the
+        agent and each of its own answers, in order."""
+        return transcript_for(self.trajectory.prompt, self.path(node_id))
+
+    def user_turns(self, node_id: int | None) -> int:
+        """How often the user has answered on the path to ``node_id``."""
+        return sum(1 for n in self.path(node_id) if n.kind == "user")
+
+    def last_reply(self, node: Node) -> str | None:
+        """The agent's last reply to the user on the path to ``node``."""
+        for n in reversed(self.path(node.id)):
+            if n.kind != "user" and n.reply is not None:
+                return n.reply
+        return None
+
+    async def user_step(self, reply: Node) -> StepResult:
+        """The user's answer to ``reply`` (a thought or a ``Finish``), recorded as a ``user``
+        node under it; a stop when the user may not answer again (``max_user_turns``) or failed
+        (its failure is the user's: an ``ErrorRecord`` of kind ``user``)."""
+        assert self.user is not None
+        limit = self.budget.max_user_turns
+        if limit is None:
+            limit = DEFAULT_MAX_USER_TURNS
+        if self.user_turns(reply.id) >= limit:
+            return StepResult(None, Stop(Status.budget_exhausted, "budget:max_user_turns"))
+        try:
+            turn: UserTurn = await self.accountant.bounded(
+                self.user.reply(self.transcript(reply.id))
+            )
+        except DeadlineReached:
+            return StepResult(None, Stop(Status.budget_exhausted, "budget:max_seconds"))
+        except Exception as e:  # the user's own bug or endpoint: the user's failure
+            turn = UserTurn(source="live", failure=f"user_error: {type(e).__name__}: {e}")
+        node = self._add(
+            reply.id, kind="user", content=turn.content, user=turn.record(), usage=turn.usage
+        )
+        if turn.failure:
+            self.trajectory.errors.append(
+                ErrorRecord(kind="user", message=turn.failure, node=node.id)
+            )
+            kind = turn.failure.split(":", 1)[0].strip() or "failure"
+            return StepResult(node, Stop(Status.error, f"user_failure:{kind}"))
+        return StepResult(node)
 
     def request_messages(
         self, parent: int | None, diversity_prompt: str | None = None
@@ -374,7 +458,7 @@ class Episode:
 
     async def step(self, parent: int | None, *, diversity_prompt: str | None = None) -> StepResult:
         """Ask the model for the next turn after ``parent`` and record it as a new node."""
-        blocked = self.accountant.model_call_blocked()
+        blocked = self.accountant.model_call_blocked() or self._turn_blocked(parent)
         if blocked:
             return StepResult(None, Stop(Status.budget_exhausted, f"budget:{blocked}"))
         reply = await self._ask(parent, diversity_prompt)
@@ -393,13 +477,24 @@ class Episode:
         stop = await self._run_calls(node)
         return StepResult(node, stop)
 
+    def _turn_blocked(self, parent: int | None) -> str | None:
+        """``max_turn_model_calls``: model calls since the user's last answer on the path."""
+        limit = self.budget.max_turn_model_calls
+        if limit is None:
+            return None
+        since = 0
+        for n in reversed(self.path(parent)):
+            if n.kind == "user":
+                break
+            since += 1
+        return "max_turn_model_calls" if since >= limit else None
+
     async def _ask(self, parent: int | None, diversity_prompt: str | None) -> Turn | StepResult:
         """The model's turn after ``parent``; or, when the call failed, the step's result."""
         messages = self.request_messages(parent, diversity_prompt)
+        functions, _ = self.offered(parent)
         try:
-            turn: Turn = await self.accountant.bounded(
-                self.model.complete(messages, self.functions)
-            )
+            turn: Turn = await self.accountant.bounded(self.model.complete(messages, functions))
         except DeadlineReached:
             self.accountant.add_model_call(Turn().usage)
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_seconds"))
@@ -427,7 +522,7 @@ class Episode:
 
     def _record_turn(self, turn: Turn, parent: int | None, diversity_prompt: str | None) -> Node:
         """The turn as a node: interpreted, its error observations cut, not yet executed."""
-        plan = interpret_turn(turn, self.function_names, self.dispatch_rule)
+        plan = interpret_turn(turn, self.offered(parent)[1], self.dispatch_rule)
         for call in plan.calls:
             if call.observation is not None:
                 call.observation = truncate_observation(

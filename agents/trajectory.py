@@ -45,12 +45,14 @@ class Status(str, Enum):
     error = "error"
 
 
-NodeKind = Literal["action", "finish", "give_up", "thought", "invalid", "error"]
+NodeKind = Literal["action", "finish", "give_up", "thought", "invalid", "error", "user"]
 """action: called at least one offered function; finish: Finish(give_answer); give_up:
 Finish(give_up_and_restart); thought: text and no call (ToolBench keeps it as a Thought node: no
 observation, the next turn follows it); invalid: no usable call (only invented function names or
 unusable Finish calls, each answered with an error observation; or a format error or an empty
-turn, answered with a feedback message); error: the model call failed."""
+turn, answered with a feedback message); error: the model call failed; user: in a conversation,
+the user's answer to the reply before it (a thought's text or a Finish's final answer:
+``agents.user``)."""
 
 
 class StepCall(BaseModel):
@@ -115,6 +117,28 @@ class Node(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
     error: str | None = None
+    user: dict[str, Any] | None = Field(
+        default=None,
+        description="A user node: how the user answered (signal, reveal, source, failure; its "
+        "text is ``content``). Left out of the record when None.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_user(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("user") is None:
+            data.pop("user", None)
+        return data
+
+    @property
+    def reply(self) -> str | None:
+        """In a conversation, what this node said to the user: a thought's text, a Finish's
+        final answer (None for other kinds)."""
+        if self.kind == "thought":
+            return self.content or ""
+        if self.kind == "finish" and self.finish is not None:
+            return self.finish.final_answer
+        return None
 
 
 class EpisodeUsage(BaseModel):
@@ -141,8 +165,9 @@ class EpisodeUsage(BaseModel):
 
 
 class ErrorRecord(BaseModel):
-    kind: Literal["infra", "agent", "internal"] = Field(
-        description="infra: endpoint/timeouts (not the agent's fault); agent: its own mistake."
+    kind: Literal["infra", "agent", "internal", "user"] = Field(
+        description="infra: endpoint/timeouts (not the agent's fault); agent: its own mistake; "
+        "user: the user of a conversation failed (not the agent's fault either)."
     )
     message: str
     node: int | None = None
@@ -261,6 +286,11 @@ class Trajectory(BaseModel):
     def infra_error(self) -> bool:
         return self.status is Status.error and any(e.kind == "infra" for e in self.errors)
 
+    @property
+    def user_error(self) -> bool:
+        """The episode was ended by a failure of its user (``ErrorRecord`` kind ``user``)."""
+        return self.status is Status.error and any(e.kind == "user" for e in self.errors)
+
     @classmethod
     def from_json_line(cls, line: str | bytes) -> Trajectory:
         """A line ``to_json_line`` wrote. pydantic's JSON reader refuses the escape of an
@@ -285,11 +315,43 @@ class Trajectory(BaseModel):
 
 
 def messages_for(prompt: list[Message], path: list[Node]) -> list[Message]:
-    """The chat history after the given steps: the prompt, then each step's turn and results."""
+    """The chat history after the given steps: the prompt, then each step's turn and results.
+    In a conversation, a ``Finish`` the user answered is the reply it was: the assistant's
+    message with the final answer as its text."""
     messages: list[Message] = [dict(m) for m in prompt]
-    for node in path:
+    for i, node in enumerate(path):
+        answered = i + 1 < len(path) and path[i + 1].kind == "user"
+        if answered and node.kind == "finish" and node.finish is not None:
+            if node.calls:  # the turn's other calls ran first: they stay in the history
+                messages.extend(node_messages(node))
+            messages.append({"role": "assistant", "content": node.finish.final_answer})
+            continue
         messages.extend(node_messages(node))
     return messages
+
+
+def transcript_for(prompt: list[Message], path: list[Node]) -> list[Message]:
+    """What the user of a conversation has seen at the end of ``path``: its first message, then
+    each reply of the agent (a thought's text, a ``Finish``'s final answer, when the user answered
+    it or it ends the path) and each of its own answers, in order."""
+    out: list[Message] = [m for m in prompt if m.get("role") == "user"][:1]
+    for i, n in enumerate(path):
+        if n.kind == "user":
+            out.append({"role": "user", "content": n.content or ""})
+        elif n.reply is not None and (i + 1 == len(path) or path[i + 1].kind == "user"):
+            out.append({"role": "assistant", "content": n.reply})
+    return out
+
+
+def user_answers(trajectory: Trajectory) -> list[tuple[list[Message], Node]]:
+    """Every answer of the user in a trajectory with the transcript it answered (a replay's
+    user serves them by transcript)."""
+    out = []
+    for node in trajectory.nodes:
+        if node.kind == "user" and node.parent is not None:
+            seen = transcript_for(trajectory.prompt, trajectory.path_to(node.parent))
+            out.append((seen, node))
+    return out
 
 
 def node_messages(node: Node) -> list[Message]:
@@ -303,6 +365,8 @@ def node_messages(node: Node) -> list[Message]:
     """
     if node.kind == "error":
         return []
+    if node.kind == "user":
+        return [{"role": "user", "content": node.content or ""}]
     if node.kind == "thought" or (
         node.kind == "invalid" and (node.feedback is not None or not node.calls)
     ):

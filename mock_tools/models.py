@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from mock_tools.conversation import TaskUser
 from mock_tools.worlds.task import TaskWorld
 
 FaultKind = Literal["http_500", "rate_limit_429", "timeout", "malformed_body", "empty_body"]
@@ -142,6 +143,12 @@ class RefStep(_Strict):
     tool: str
     api: str
     args: dict[str, Any] = Field(default_factory=dict)
+    turn: int = Field(
+        default=0,
+        ge=0,
+        description="In a conversation: the turn the step belongs to (0: before the agent's "
+        "first reply; n: after the user's n-th answer).",
+    )
     function: str | None = Field(
         default=None,
         description="The function name the API is offered by, when it is not ToolBench's "
@@ -160,6 +167,11 @@ class RefStep(_Strict):
 class Reference(_Strict):
     steps: list[RefStep] = Field(default_factory=list)
     answer: str = Field(default="", description="The reference final answer.")
+    replies: list[str] = Field(
+        default_factory=list,
+        description="In a conversation: the reference's reply at the end of each turn but the "
+        "last (whose reply is ``answer``).",
+    )
     relevant_apis: list[tuple[str, str]] | None = Field(
         default=None,
         description="(tool, api) pairs that solve the task; defaults to the steps' APIs.",
@@ -231,6 +243,10 @@ class Task(_Strict):
     reference: Reference = Field(default_factory=Reference)
     checks: list[Check] = Field(default_factory=list)
     faults: FaultConfig | None = None
+    user: TaskUser | None = Field(
+        default=None,
+        description="A conversation: the user's script or persona (docs/conversations.md).",
+    )
     world: TaskWorld | None = Field(
         default=None,
         description="In a suite with a world: the task's initial state (a patch of the base "

@@ -37,6 +37,7 @@ from pydantic import BaseModel
 
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError, SuiteError
+from mock_tools.names import function_name
 from mock_tools.store import RecordingStore
 from mock_tools.suite import Suite, load_suite
 
@@ -326,6 +327,8 @@ def _check_task(
     for tool, api in task.reference.apis():
         if (tool, api) not in suite.apis:
             errors.append(f"{where}: relevant API {tool}/{api} is not in the catalog")
+    if task.user is not None:
+        _check_user(task, suite, offered, where, errors)
     seen: Counter[tuple[str, str, str]] = Counter()
     for n, step in enumerate(task.reference.steps, 1):
         at = f"{where}: reference step {n} {step.tool}/{step.api}"
@@ -345,6 +348,36 @@ def _check_task(
             continue  # the world answers it
         if store.get(step.tool, step.api, key, seen[(step.tool, step.api, key)]) is None:
             warnings.append(f"{at}: no recording for arguments {key}")
+
+
+def _check_user(
+    task: Any, suite: Suite, offered: set[tuple[str, str]], where: str, errors: list[str]
+) -> None:
+    """A conversation's user: the functions it hides and reveals are offered to the task, and
+    its gold steps belong to turns the conversation has."""
+    names = set()
+    for tool, api in offered:
+        spec = suite.apis.get((tool, api))
+        if spec is not None:
+            names.add(spec.function or function_name(tool, api))
+    user = task.user
+    for name in user.hidden:
+        if name not in names:
+            errors.append(f"{where}: user hides {name!r}, which the task does not offer")
+    for i, turn in enumerate(user.script or [], 1):
+        for name in turn.reveal:
+            if name not in names:
+                errors.append(
+                    f"{where}: user script turn {i} reveals {name!r}, which the task does not offer"
+                )
+    if user.script is not None:
+        last = len(user.script)
+        for n, step in enumerate(task.reference.steps, 1):
+            if step.turn > last:
+                errors.append(
+                    f"{where}: reference step {n} belongs to turn {step.turn}, but the script has "
+                    f"{last} answer(s) (turns 0-{last})"
+                )
 
 
 def _recorded_from_api(suite: Suite, tool: str, api: str, key: str) -> bool:

@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.models",
     },
     "sandbox.interop": {"agents", "mock_tools", "sandbox.errors", "sandbox.store"},
+    "sandbox.users": {"agents", "mock_tools", "sandbox.errors", "sandbox.store", "sandbox.models"},
     "sandbox.eval": {
         "agents",
         "mock_tools",
@@ -62,6 +63,7 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.models",
         "sandbox.tool_envs",
         "sandbox.eval",
+        "sandbox.users",
     },
     "sandbox.replay": {
         "agents",
@@ -72,6 +74,7 @@ ALLOWED: dict[str, set[str]] = {
         "sandbox.tool_envs",
         "sandbox.interop",
         "sandbox.run",
+        "sandbox.users",
     },
     "sandbox.compare": {
         "agents",

@@ -33,6 +33,7 @@ from agents.toolenv import FINISH, GIVE_ANSWER, GIVE_UP
 
 CHARS_PER_TOKEN = 4
 FINISH_THOUGHT = "I have gathered everything needed, so I will give the final answer."
+REPLY_THOUGHT = "I will tell the user where things stand."
 RETRY_THOUGHT = "The call failed ({error}); this looks temporary, so I will try it again."
 FAILED_THOUGHT = "The tool keeps failing ({error}); I will restart and try another way."
 MAX_RETRIES = 2
@@ -52,12 +53,17 @@ class PlanStep(BaseModel):
     thought: str = ""
     function: str = Field(description="The function name as offered, e.g. ``<api>_for_<tool>``.")
     args: dict[str, Any] = Field(default_factory=dict)
+    turn: int = Field(default=0, description="In a conversation: the turn it belongs to.")
 
 
 class ReferencePlan(BaseModel):
     steps: list[PlanStep] = Field(default_factory=list)
     answer: str = ""
     solvable: bool = True
+    replies: list[str] = Field(
+        default_factory=list,
+        description="In a conversation: the reply ending each turn but the last (``answer``).",
+    )
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,13 +162,32 @@ def _reaction(plan: ReferencePlan, messages: list[Message], call_id: str) -> Tur
     )
 
 
+def pending_reply(plan: ReferencePlan, messages: list[Message], done: int) -> str | None:
+    """In a conversation: the reply of a turn whose steps are done and that was not said yet
+    (the history holds no assistant message with its text)."""
+    if not plan.replies:
+        return None
+    upto = plan.steps[done].turn if done < len(plan.steps) else len(plan.replies)
+    said = {m.get("content") for m in messages if m.get("role") == "assistant"}
+    return next((r for r in plan.replies[:upto] if r not in said), None)
+
+
 def planned_turn(plan: ReferencePlan, messages: list[Message]) -> Turn:
-    """The reference's next turn for this history (usage not filled in)."""
+    """The reference's next turn for this history (usage not filled in). In a conversation,
+    a turn whose steps are done ends with its reply (``replies``) before the next turn's steps."""
     call_id = next_call_id(messages)
     reaction = _reaction(plan, messages, call_id)
     if reaction is not None:
         return reaction
     done = steps_done(plan, messages)
+    reply = pending_reply(plan, messages, done)
+    if reply is not None:
+        return Turn(
+            content=REPLY_THOUGHT,
+            tool_calls=[
+                ToolCall(id=call_id, name=FINISH, arguments=finish_args(GIVE_ANSWER, reply))
+            ],
+        )
     if done < len(plan.steps):
         step = plan.steps[done]
         args = json.dumps(step.args, ensure_ascii=False)

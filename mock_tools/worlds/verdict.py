@@ -66,6 +66,12 @@ class WorldVerdict(BaseModel):
     checks: list[WorldCheck] = Field(default_factory=list)
     diff: dict[str, Any] | None = None
     divergence: str | None = None
+    turns: list[bool] | None = Field(
+        default=None,
+        description="A scripted conversation: whether the state at the end of each turn was "
+        "the gold state of that turn (BFCL's rule: the task passes only if every turn does; "
+        "the share that did is our partial credit).",
+    )
 
     @property
     def passed(self) -> bool:
@@ -87,6 +93,8 @@ class Action:
     args: dict[str, Any]
     recorded: str | None = None
     label: str = ""
+    turn: int = 0
+    """In a conversation: the turn it was made in (how many answers of the user came before)."""
 
 
 @dataclass
@@ -156,7 +164,9 @@ def gold_actions(engine: WorldEngine, task: Task) -> list[Action]:
                 f"task {task.id!r}: gold action {i} calls tool {step.tool!r}, not the world "
                 f"{engine.name!r}"
             )
-        out.append(Action(step.api, dict(step.args), label=f"gold action {i} ({step.api})"))
+        out.append(
+            Action(step.api, dict(step.args), label=f"gold action {i} ({step.api})", turn=step.turn)
+        )
     return out
 
 
@@ -220,6 +230,9 @@ def judge(engine: WorldEngine, task: Task, done: Replayed, seed: int) -> WorldVe
         verdict.checks.append(
             WorldCheck(kind="forbid_state", passed=hit is None, detail=f"{a.describe()}: {when}")
         )
+    script = task.user.script if task.user is not None else None
+    if script is not None:
+        _judge_turns(engine, task, done, seed, verdict)
     carried = [a for a, ok in zip(done.actions, done.ok, strict=True) if ok]
     for p in checks.forbid.actions:
         hits = [a for a in carried if matches(p, a, engine)]
@@ -234,6 +247,45 @@ def judge(engine: WorldEngine, task: Task, done: Replayed, seed: int) -> WorldVe
             WorldCheck(kind="require_action", passed=bool(hits), detail=f"{p.describe()}: {said}")
         )
     return verdict
+
+
+def _state_at_turn(states: list[State], actions: list[Action], turn: int) -> State:
+    """The state at the end of ``turn``: after the last action made in it or before."""
+    last = 0
+    for i, action in enumerate(actions, 1):
+        if action.turn <= turn:
+            last = i
+    return states[last]
+
+
+def _judge_turns(
+    engine: WorldEngine, task: Task, done: Replayed, seed: int, verdict: WorldVerdict
+) -> None:
+    """Per turn of a scripted conversation: the state at its end against the gold actions of
+    the turns up to it (``turn``), and the script's claims about it (``turn_assert``)."""
+    assert task.user is not None and task.user.script is not None
+    script = task.user.script
+    gold = replay(engine, task, gold_actions(engine, task), seed)
+    ignore = _spec(task).checks.ignore
+    results: list[bool] = []
+    for k in range(len(script) + 1):
+        mine = _state_at_turn(done.states, done.actions, k)
+        theirs = _state_at_turn(gold.states, gold.actions, k)
+        diff = diff_states(done.states[0], mine, theirs, ignore)
+        same = diff.empty if ignore else mine.data_hash == theirs.data_hash
+        results.append(same)
+        detail = "the gold state of the turn" if same else diff.summary()
+        verdict.checks.append(WorldCheck(kind="turn", passed=same, detail=f"turn {k}: {detail}"))
+        for a in script[k - 1].expect if k > 0 else []:
+            result = check_assertion(mine, a)
+            verdict.checks.append(
+                WorldCheck(
+                    kind="turn_assert",
+                    passed=result.passed,
+                    detail=f"turn {k}: {a.describe()}: {result.detail}",
+                )
+            )
+    verdict.turns = results
 
 
 def _when(i: int, done: Replayed) -> str:

@@ -4,6 +4,9 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
 
 1. ``rule``
    - no trajectory for a task -> unsolved (it never drops out of the denominator);
+   - a user failure (the user of a conversation errored, answered nothing, contradicted its
+     instructions, or the record missed under ``--user-miss error``) -> excluded (``"user"``),
+     counted apart like infrastructure errors: not the agent's episode;
    - infrastructure error (model endpoint, simulator or tool server down after retries) ->
      ``infra_error=True`` and excluded (``"infra"``): it is not the agent's fault, so the pass
      rate leaves it out and lists it (``excluded``, ``infra_errors``); ``--resume`` runs it again;
@@ -50,7 +53,7 @@ from sandbox.store.gc_pause import paused_gc
 
 Label = Literal["solved", "unsolved", "unsure"]
 Method = Literal["rule", "check", "judge", "none"]
-Exclusion = Literal["missing", "infra", "judge_error"]
+Exclusion = Literal["missing", "infra", "judge_error", "user"]
 SCORES: dict[str, float] = {"solved": 1.0, "unsure": 0.5, "unsolved": 0.0}
 
 
@@ -115,6 +118,10 @@ class PassSummary(RateSummary):
         default=0, description="Episodes ended by an infrastructure error (left out, listed)."
     )
     missing: int = Field(default=0, description="Tasks without any trajectory.")
+    user_failures: int = Field(
+        default=0,
+        description="Episodes a failure of their user ended (conversations; left out, listed).",
+    )
     protocol: str = "default"
     sample_rates: list[float] = Field(
         default_factory=list, description="Pass rate of each judge sample (toolbench)."
@@ -171,6 +178,10 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if traj is None:
         return _label(task, None, "unsolved", "rule", "no trajectory for this task")
     if traj.status is Status.error:
+        if traj.user_error:  # the user of a conversation failed: not the agent's episode
+            msg = next((e.message for e in traj.errors if e.kind == "user"), "")
+            user = _label(task, traj, "unsolved", "rule", f"user failure: {msg}".strip())
+            return user.model_copy(update={"excluded": "user"})
         if traj.infra_error:
             msg = next((e.message for e in traj.errors if e.kind == "infra"), "")
             infra = _label(task, traj, "unsolved", "rule", f"infra error: {msg}".strip())
@@ -197,6 +208,7 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if not answer:
         return _label(task, traj, "unsolved", "rule", "empty final answer")
     world = world_results(traj, start=len(task.checks))
+    world += communicated(traj, task, start=len(task.checks) + len(world))
     if task.checks or world:
         results = run_checks(answer, task.checks) + world
         if all_pass(results):
@@ -231,6 +243,30 @@ def world_results(traj: Trajectory, start: int = 0) -> list[CheckResult]:
             )
         )
     return out
+
+
+def communicated(traj: Trajectory, task: Task, start: int = 0) -> list[CheckResult]:
+    """A conversation's ``communicate`` facts: each must appear in one of the agent's replies
+    on the chosen path (case and runs of whitespace aside), as check results of kind
+    ``communicate``."""
+    facts = task.user.communicate if task.user is not None else []
+    if not facts:
+        return []
+    said = " ".join(
+        " ".join(n.reply.split()).casefold()
+        for n in traj.chosen()
+        if n.kind != "user" and n.reply is not None
+    )
+    return [
+        CheckResult(
+            index=start + i,
+            kind="communicate",
+            passed=" ".join(fact.split()).casefold() in said,
+            detail=f"{'told' if ' '.join(fact.split()).casefold() in said else 'never told'}: "
+            f"{fact!r}",
+        )
+        for i, fact in enumerate(facts)
+    ]
 
 
 def needs_judge(label: EpisodeLabel) -> bool:
@@ -356,6 +392,7 @@ def summarise(
         by_status=dict(sorted(Counter(lb.status for lb in every).items())),
         by_method=dict(sorted(Counter(lb.method for lb in kept).items())),
         infra_errors=sum(lb.infra_error for lb in every),
+        user_failures=sum(1 for lb in every if lb.excluded == "user"),
         missing=sum(1 for lb in every if lb.status == "missing"),
         protocol=protocol,
         sample_rates=rates,

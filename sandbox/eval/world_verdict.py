@@ -22,14 +22,18 @@ __all__ = ["chosen_actions", "world_verdict"]
 def chosen_actions(traj: Trajectory) -> list[Action]:
     """The calls of the chosen path that reached the world, as actions to replay."""
     out = []
+    turn = 0
     for node_id in traj.chosen_path:
-        for call in traj.nodes[node_id].calls:
+        node = traj.nodes[node_id]
+        if node.kind == "user":
+            turn += 1
+        for call in node.calls:
             obs = call.observation
             if obs is None or obs.state is None:
                 continue
             api = call.function or call.name
             label = f"node {node_id}, call {call.id} ({api})"
-            out.append(Action(api, dict(call.args or {}), obs.state, label))
+            out.append(Action(api, dict(call.args or {}), obs.state, label, turn))
     return out
 
 

@@ -10,6 +10,8 @@ kind                    what it builds
 ``replay``              the turns of a recorded run (offline, ``:RUN``)
 ``fork``                recorded turns up to a step, then another model (named directly)
 ``schema-sim``          the offline tool simulator for ``--simulator`` (named directly)
+``scripted-user``       a task's user script, for ``--user-model`` (offline)
+``persona-user``        the deterministic persona player, for ``--user-model`` (offline)
 ======================  =====================================================================
 
 Importing ``sandbox.models`` registers them. A new kind is a module with a builder and one
@@ -42,6 +44,7 @@ from sandbox.models.provider import (
 from sandbox.models.remote import build_remote, build_remote_simulator
 from sandbox.models.replay import ReplayOptions, build_replay, parse_run
 from sandbox.models.schema_sim import build_schema_agent, build_schema_simulator
+from sandbox.models.users import build_persona_user, build_scripted_user
 
 __all__ = ["build_models"]
 
@@ -95,6 +98,19 @@ register_model_kind(
         direct=True,
         summary="recorded steps, then another model",
         options=ForkOptions,
+    )
+)
+register_model_kind(
+    ModelKind(
+        "scripted-user", build_scripted_user, summary="a task's user script", options=NoOptions
+    )
+)
+register_model_kind(
+    ModelKind(
+        "persona-user",
+        build_persona_user,
+        summary="the offline persona player (a user)",
+        options=NoOptions,
     )
 )
 register_model_kind(

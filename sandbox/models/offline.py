@@ -46,10 +46,15 @@ class NoisyOptions(BaseModel):
 def reference_plan(task: Task) -> ReferencePlan:
     """The task's reference solution as the offline models' plan (function names)."""
     steps = [
-        PlanStep(thought=s.thought, function=s.offered_name, args=dict(s.args))
+        PlanStep(thought=s.thought, function=s.offered_name, args=dict(s.args), turn=s.turn)
         for s in task.reference.steps
     ]
-    return ReferencePlan(steps=steps, answer=task.reference.answer, solvable=task.solvable)
+    return ReferencePlan(
+        steps=steps,
+        answer=task.reference.answer,
+        solvable=task.solvable,
+        replies=list(task.reference.replies),
+    )
 
 
 class ReferenceModels(OfflineModels):

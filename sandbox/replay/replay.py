@@ -36,7 +36,8 @@ from pydantic import BaseModel, Field, computed_field
 from agents.models.replay import node_difference
 from agents.step import function_name
 from agents.toolenv import ToolEnv, dispatch, env_dispatch
-from agents.trajectory import Node, StepCall, Trajectory
+from agents.trajectory import Node, StepCall, Trajectory, user_answers
+from agents.user import UserTurn
 from mock_tools import MockToolsError, Suite, load_suite
 from mock_tools.worlds.paths import flatten
 from sandbox.errors import RunError
@@ -44,6 +45,7 @@ from sandbox.interop.observations import same_observation
 from sandbox.run import run_suite_async, select_tasks
 from sandbox.store import RunConfig, RunStore, read_trajectories
 from sandbox.tool_envs import open_tool_envs
+from sandbox.users import UserRecord, default_user_model, record_key
 
 __all__ = [
     "EpisodeVerdict",
@@ -280,8 +282,11 @@ async def _replay_agent(
         )
     ids = sorted({t.scenario_id for t in recorded})
     with tempfile.TemporaryDirectory(prefix="sandbox-replay-") as tmp:
+        users = _recorded_users(store, recorded, base, Path(tmp) / "users.jsonl")
         config = base.with_values(
             {
+                "user.record": str(users),
+                "user.miss": "error",  # a replay never asks a user model
                 "model.name": f"replay:{store.path}",
                 "output.out": str(out or tmp),
                 "output.run_id": None,
@@ -307,6 +312,27 @@ async def _replay_agent(
             verdict.first_diff.got = f"{verdict.first_diff.got!r} ({diverged[-1]})"
         verdicts.append(verdict)
     return verdicts, (result.path if out else None)
+
+
+def _recorded_users(
+    store: RunStore, recorded: list[Trajectory], config: RunConfig, path: Path
+) -> Path:
+    """A user record holding every answer the recorded run's users gave, by the transcript each
+    answered: the replay's users answer from it alone."""
+    record = UserRecord(path)
+    try:
+        tasks = {t.id: t for t in load_suite(_suite_dir(store)).tasks}
+    except MockToolsError:
+        return path
+    for traj in recorded:
+        task = tasks.get(traj.scenario_id)
+        if task is None or task.user is None:
+            continue
+        name = default_user_model(task, config.user.model)
+        for seen, node in user_answers(traj):
+            turn = UserTurn(content=node.content or "", **(node.user or {}), usage=node.usage)
+            record.put(record_key(task, name, seen), task.id, name, turn)
+    return path
 
 
 # -- call-level replay ---------------------------------------------------------------------------

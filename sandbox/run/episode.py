@@ -28,6 +28,7 @@ from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.eval.world_verdict import world_verdict
 from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
+from sandbox.users import UserProvider
 
 __all__ = ["EpisodePlan", "failed_episode", "model_budget", "run_episode"]
 
@@ -50,8 +51,11 @@ class EpisodePlan:
         seed: int,
         per_task: Mapping[str, tuple[ResolvedStrategy, Budget]] | None = None,
         world: WorldEngine | None = None,
+        users: UserProvider | None = None,
     ) -> None:
         self.run_id = run_id
+        self.users = users
+        """Who plays the users of conversational tasks."""
         self.world = world
         """The suite's world: each episode's trajectory records its state checks."""
         self.strategy = strategy
@@ -87,6 +91,8 @@ def model_budget(budget: Budget, spec: ModelSpec) -> Budget:
 async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
     """Run episode ``(task, trial)`` and return its trajectory (never raises for a bug in it)."""
     env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
+    if task.user is not None and plan.users is not None:
+        env.user = plan.users.for_episode(task, seed=plan.seed, trial=trial)  # type: ignore[attr-defined]
     meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
     started = datetime.now(timezone.utc)
     strategy, budget = plan.for_task(task.id)

@@ -40,6 +40,7 @@ from sandbox.run.episode import EpisodePlan, failed_episode, run_episode
 from sandbox.store import RunConfig
 from sandbox.store.setting import value_at
 from sandbox.tool_envs import ToolEnvs, open_tool_envs
+from sandbox.users import UserProvider
 
 try:
     import ray
@@ -109,6 +110,9 @@ class EpisodeWorker:
                         t: (config.strategy(t), config.budget_for(t)) for t in config.task_settings
                     },
                     world=setup.suite.world,
+                    users=UserProvider(config, setup.suite, os.environ)
+                    if any(t.user for t in setup.suite.tasks)
+                    else None,
                 )
             return self._plan, self._tools
 

@@ -63,6 +63,7 @@ from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
 from sandbox.store.suite_folder import suite_folder
 from sandbox.tool_envs.factory import select_transport
+from sandbox.users import UserProvider
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -242,6 +243,9 @@ class _Plan:
             for t in self.tasks
             if t.id in config.task_settings
         }
+        self.users = (
+            UserProvider(config, self.suite, env) if any(t.user for t in self.tasks) else None
+        )
 
     def for_run(self, run_id: str) -> EpisodePlan:
         return EpisodePlan(
@@ -253,6 +257,7 @@ class _Plan:
             seed=self.config.seed,
             per_task=self.per_task,
             world=self.suite.world,
+            users=self.users,
         )
 
 
@@ -275,6 +280,8 @@ async def _execute(
     created = store is None
     try:
         await plan.models.probe()
+        if plan.users is not None:
+            await plan.users.probe(plan.tasks)
         if store is None:
             store = _create_store(plan)  # only now: a run that cannot start leaves no folder
             finished: dict[EpisodeKey, float] = {}
@@ -305,6 +312,8 @@ async def _execute(
         )
     finally:
         await plan.models.aclose()
+        if plan.users is not None:
+            await plan.users.aclose()
         if store is not None:
             store.release()
             if created and store.manifest.status == "failed":

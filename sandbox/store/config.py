@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -458,6 +458,32 @@ class OutputConfig(BaseModel):
         return None if value is None else check_run_id(value)
 
 
+UserMiss = Literal["error", "live", "scripted"]
+
+
+class UserConfig(BaseModel):
+    """The user of conversational tasks (docs/conversations.md)."""
+
+    model_config = _SECTION
+
+    model: Annotated[str | None, Flag(name="--user-model", metavar="NAME")] = Field(
+        default=None,
+        description="Who plays the user: scripted-user, persona-user (offline), or any model "
+        "alias (an LLM plays the persona). Default: the task's script, else persona-user.",
+    )
+    record: Annotated[str | None, Flag(name="--user-record", metavar="PATH")] = Field(
+        default=None,
+        description="The record of a model-played user's answers, keyed by task, user model, "
+        "persona and transcript (default: users.jsonl beside the suite's files); a recorded "
+        "answer is replayed, never asked again.",
+    )
+    miss: Annotated[UserMiss, Flag(name="--user-miss")] = Field(
+        default="live",
+        description="A transcript the record does not hold: error (a user failure), live (ask "
+        "the user model and record its answer) or scripted (the task's script answers).",
+    )
+
+
 class RunConfig(BaseModel):
     """Everything that decides what a run does. Stored in the manifest; secrets never are."""
 
@@ -489,6 +515,7 @@ class RunConfig(BaseModel):
         "stabletoolbench: StableToolBench's script; docs/agents.md).",
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    user: UserConfig = Field(default_factory=UserConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
