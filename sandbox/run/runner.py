@@ -63,7 +63,7 @@ from sandbox.store.redact import REDACTED, redact
 from sandbox.store.setting import secret_paths, setting_fields, value_at
 from sandbox.store.suite_folder import suite_folder
 from sandbox.tool_envs.factory import select_transport
-from sandbox.users import UserProvider
+from sandbox.users import OFFLINE_USERS, UserProvider
 
 __all__ = ["RunResult", "resume_run", "run_suite", "run_suite_async"]
 
@@ -226,6 +226,11 @@ class _Plan:
         self.model_spec: ModelSpec = with_preset(
             resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )
+        if self.model_spec.kind in OFFLINE_USERS:
+            raise ConfigError(
+                f"{config.model.name} plays the user of conversations: give it as --user-model; "
+                "the agent's --model is another alias"
+            )
         self.models: ModelProvider = build_models(
             self.model_spec, ModelSettings.of(config.model, env)
         )

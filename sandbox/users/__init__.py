@@ -5,7 +5,14 @@
 
 from __future__ import annotations
 
-from sandbox.users.provider import UserProvider, default_user_model
+from sandbox.users.provider import OFFLINE_USERS, UserProvider, default_user_model
 from sandbox.users.record import RecordedUser, UserRecord, record_key
 
-__all__ = ["RecordedUser", "UserProvider", "UserRecord", "default_user_model", "record_key"]
+__all__ = [
+    "OFFLINE_USERS",
+    "RecordedUser",
+    "UserProvider",
+    "UserRecord",
+    "default_user_model",
+    "record_key",
+]

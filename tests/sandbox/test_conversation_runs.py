@@ -184,3 +184,22 @@ async def test_dfsdt_returns_to_an_earlier_turn_with_the_state_restored(tmp_path
     assert suite.world is not None
     verdict = world_verdict(suite.world, task, traj)
     assert verdict.passed, verdict.failures()  # A-1 is not frozen: its freeze was undone
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "persona-user"], "persona-user plays the user of conversations"),
+        (["--model", "reference", "--user-model", "no-such-alias"], "no-such-alias"),
+    ],
+)
+def test_users_named_wrong_are_one_line_and_exit_2(
+    tmp_path: Path, capsys, args: list[str], message: str
+) -> None:
+    suite = _suite(tmp_path)
+    out = tmp_path / "runs"
+    code = main(["run", "--suite", str(suite), "--tasks", "chat_*", "--out", str(out), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1
+    assert not out.exists() or not any(out.iterdir())
