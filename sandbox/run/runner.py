@@ -226,6 +226,8 @@ class _Plan:
         self.model_spec: ModelSpec = with_preset(
             resolve_model(config.model.name, options=config.model.options, env=env), config.preset
         )
+        if config.user.model is not None:  # an unknown name: before anything runs
+            resolve_model(config.user.model, env=env)
         if self.model_spec.kind in OFFLINE_USERS:
             raise ConfigError(
                 f"{config.model.name} plays the user of conversations: give it as --user-model; "

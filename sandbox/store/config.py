@@ -483,6 +483,11 @@ class UserConfig(BaseModel):
         "the user model and record its answer) or scripted (the task's script answers).",
     )
 
+    @field_validator("record")
+    @classmethod
+    def _record_file(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return usable_file_path(value) if _checked(info) else value
+
 
 class RunConfig(BaseModel):
     """Everything that decides what a run does. Stored in the manifest; secrets never are."""

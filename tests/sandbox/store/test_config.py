@@ -73,6 +73,8 @@ def test_a_flat_manifest_config_upgrades_into_its_sections() -> None:
         "max_seconds": 30.0,
         "max_cost": 0.5,
         "max_depth": 4,
+        "max_user_turns": None,
+        "max_turn_model_calls": None,
         "max_run_cost": 2.0,
     }
     assert (config.tools.miss_policy, config.tools.simulator) == ("simulate", "schema-sim")
