@@ -177,31 +177,44 @@ def _parse_doc(doc: str) -> tuple[str, dict[str, str]]:
     return text, {k: " ".join(" ".join(v).split()) for k, v in args.items()}
 
 
+_NAME_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+"""Schema keywords whose value maps names to schemas: the names are kept as they are."""
+_VALUES = ("default", "enum", "const", "examples")
+"""Schema keywords whose value is data, not a schema."""
+
+
 def _clean(schema: dict[str, Any]) -> dict[str, Any]:
     """pydantic's schema as a function-calling schema: no titles, ``X | None`` as X (optional),
-    a null default dropped (the server drops null arguments before a call)."""
+    a null default dropped (the server drops null arguments before a call). A parameter or a
+    field may be called ``title``: only the keyword is dropped, never a name."""
 
     def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            out = {k: walk(v) for k, v in node.items() if k != "title"}
-            any_of = out.get("anyOf")
-            if isinstance(any_of, list):
-                rest = [s for s in any_of if s != {"type": "null"}]
-                if len(rest) == 1 and len(rest) < len(any_of):
-                    out.pop("anyOf")
-                    out = {**rest[0], **out}
-            if "default" in out and out["default"] is None:
-                out.pop("default")
-            return out
         if isinstance(node, list):
             return [walk(v) for v in node]
-        return node
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k == "title":
+                continue
+            if k in _NAME_MAPS and isinstance(v, dict):
+                out[k] = {name: walk(sub) for name, sub in v.items()}
+            else:
+                out[k] = v if k in _VALUES else walk(v)
+        any_of = out.get("anyOf")
+        if isinstance(any_of, list):
+            rest = [s for s in any_of if s != {"type": "null"}]
+            if len(rest) == 1 and len(rest) < len(any_of):
+                out.pop("anyOf")
+                out = {**rest[0], **out}
+        if "default" in out and out["default"] is None:
+            out.pop("default")
+        return out
 
     cleaned = walk(schema)
-    props = cleaned.get("properties", {})
     result: dict[str, Any] = {
         "type": "object",
-        "properties": {k: walk(v) for k, v in props.items()},
+        "properties": cleaned.get("properties", {}),
         "required": list(cleaned.get("required", [])),
         "additionalProperties": False,
     }

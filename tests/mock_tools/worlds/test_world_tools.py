@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
+from typing_extensions import TypedDict
 
 from mock_tools.worlds import Context, World, WorldDefinitionError, read, write
 from mock_tools.worlds.tools import tool_def
@@ -125,3 +126,32 @@ def test_an_unmarked_function_in_functions_is_refused() -> None:
 
     with pytest.raises(WorldDefinitionError, match="not marked"):
         Ponger.tool_defs()
+
+
+class Line(TypedDict):
+    title: str
+    qty: int
+
+
+def test_parameters_and_fields_named_title_keep_their_names() -> None:
+    class Notes(World):
+        name = "notes"
+
+        @write
+        def add(
+            self, ctx: Context, title: str, lines: list[Line], tags: dict[str, str] | None = None
+        ) -> dict:
+            """Add a note.
+
+            Args:
+                title: Its title.
+                lines: Its lines.
+                tags: Labels.
+            """
+            return {}
+
+    (d,) = Notes.tool_defs()
+    assert d.parameters["properties"]["title"] == {"type": "string", "description": "Its title."}
+    assert d.parameters["required"] == ["title", "lines"]
+    line = d.parameters["$defs"]["Line"]
+    assert set(line["properties"]) == {"title", "qty"} and "title" not in line  # the name stays
