@@ -140,21 +140,49 @@ class ReplayModel:
         which is the order a depth-first search or sequential chains asked for them.
         """
         frontier: tuple[int | None, ...] = (None,)
-        for step, got in enumerate(assistant_turns(messages)):
+        turns = assistant_turns(messages)
+        step = 0
+        while step < len(turns):
             children = self._children_of(frontier)
-            matches = tuple(c.id for c in children if recorded_turn(c) == got)
+            matches = tuple(
+                c.id
+                for c in children
+                if (shown := self._shown(c)) and turns[step : step + len(shown)] == shown
+            )
             if not matches:
-                expected = [t.describe() for c in children if (t := recorded_turn(c)) is not None]
+                got = turns[step]
+                expected = [t.describe() for c in children for t in self._shown(c)[:1]]
                 raise ReplayDivergence(
                     f"replay of {self.trajectory.scenario_id!r} diverged at step {step} (under "
                     f"{_where(frontier)}): got {got.describe()}; the recording has "
                     + ("; ".join(expected) if expected else "no turn there")
                 )
+            step += len(self._shown(self.trajectory.node(matches[0])))
             frontier = matches
         return frontier
 
+    def _shown(self, node: Node) -> list[HistoryTurn]:
+        """How ``node`` appears in later requests: one assistant turn; in a conversation, a
+        ``Finish`` the user answered as the reply it was (after its other calls, if any)."""
+        answered = any(c.kind == "user" for c in self._children.get(node.id, []))
+        if answered and node.kind == "finish" and node.finish is not None:
+            reply = HistoryTurn(content=node.finish.final_answer, calls=())
+            calls = [recorded_turn(node)] if node.calls else []
+            return [t for t in calls if t is not None] + [reply]
+        turn = recorded_turn(node)
+        return [turn] if turn is not None else []
+
     def _children_of(self, frontier: tuple[int | None, ...]) -> list[Node]:
-        return [c for parent in frontier for c in self._children.get(parent, [])]
+        """The agent nodes that may follow ``frontier``: its children, and in a conversation
+        the children of the user's answer below it (a user node is no model turn)."""
+        out: list[Node] = []
+        for parent in frontier:
+            for c in self._children.get(parent, []):
+                if c.kind == "user":
+                    out.extend(self._children.get(c.id, []))
+                else:
+                    out.append(c)
+        return out
 
     async def complete(
         self,

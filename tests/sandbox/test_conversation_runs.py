@@ -17,6 +17,7 @@ from agents.users import ModelUser, PersonaUserModel
 from mock_tools import Suite, create_app, in_process_client, load_suite
 from sandbox.cli import main
 from sandbox.eval.world_verdict import world_verdict
+from sandbox.replay import replay_run
 from sandbox.store import read_trajectories
 from sandbox.tool_envs.http import WorldToolEnv
 from tests.agents.models.openai_server import ScriptedOpenAIServer, text_reply, tool_call_reply
@@ -67,6 +68,8 @@ def test_the_reference_solves_conversations_with_the_offline_users(
         "Thank you, that is all.",
     ]
     assert users[-1].user == {"signal": "done", "source": "persona"}
+    report = replay_run(run)
+    assert report.ok and report.episodes == 2, [v.first_diff for v in report.verdicts]
 
 
 def _persona_endpoint(body: dict[str, Any]) -> Any:
@@ -113,6 +116,8 @@ def test_a_model_played_user_replays_from_its_record_with_the_endpoint_stopped(
         if n.kind == "user" and n.user and "source" in n.user
     ]
     assert "record" in sources and "live" not in sources
+    report = replay_run(first)  # the endpoint is gone: the replay answers from the run itself
+    assert report.ok, [v.first_diff for v in report.verdicts]
 
 
 def test_a_user_that_answers_nothing_is_a_user_failure_counted_apart(
