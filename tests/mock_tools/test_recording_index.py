@@ -22,7 +22,7 @@ from tests.mock_tools.conftest import RECORDINGS, write_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted(
-    [p for p in (ROOT / "scenarios").iterdir() if (p / "suite.yaml").is_file()]
+    [p for p in (ROOT / "scenarios").iterdir() if (p / "recordings").is_dir()]  # not a world's
     + [ROOT / "tests" / "fixtures" / "suites" / "mini"]
 )
 
