@@ -28,6 +28,17 @@ and the conversation goes on until the user ends it. Ask the user when you need 
 they know, and confirm actions that change something before you take them."""
 """Appended to the system prompt of an episode that has a user (``agents.user``)."""
 
+
+POLICY_HEADER = "Keep to this policy of the tools' owner in everything you do:"
+"""The line before a world's policy at the end of the system prompt (``with_policy``)."""
+
+
+def with_policy(system_prompt: str, policy: str) -> str:
+    """The system prompt of an episode on a tool env that has a policy (a world's rules,
+    ``agents.toolenv.env_policy``): the prompt, then the policy under ``POLICY_HEADER``."""
+    return f"{system_prompt}\n\n{POLICY_HEADER}\n{policy}" if policy else system_prompt
+
+
 DIVERSITY_HEADER = "You have been at this exact state before."
 """First line of every diversity prompt (tests and tools may look for it)."""
 

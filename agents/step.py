@@ -69,6 +69,7 @@ from agents.prompts import (
     DEFAULT_SYSTEM_PROMPT,
     error_observation,
     format_feedback,
+    with_policy,
 )
 from agents.toolenv import (
     FINISH,
@@ -79,6 +80,7 @@ from agents.toolenv import (
     ToolEnv,
     dispatch,
     env_dispatch,
+    env_policy,
     stateful,
 )
 from agents.trajectory import (
@@ -333,6 +335,7 @@ class Episode:
         self.hidden: frozenset[str] = frozenset(self.user.hidden if self.user else ())
         if self.user is not None:
             system_prompt = f"{system_prompt}\n\n{CONVERSATION_NOTE}"
+        system_prompt = with_policy(system_prompt, env_policy(env))  # a world's rules, last
         self.trajectory = Trajectory(
             run_id=meta.run_id,
             scenario_id=meta.scenario_id,

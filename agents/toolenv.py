@@ -134,6 +134,13 @@ def stateful(env: object) -> StatefulToolEnv | None:
     return env if callable(getattr(env, "restore_state", None)) else None  # type: ignore[return-value]
 
 
+def env_policy(env: object) -> str:
+    """The rules a tool env asks the agent to keep (its ``policy`` text: a world's, which the
+    agents' step puts at the end of the system prompt), "" for none."""
+    policy = getattr(env, "policy", "")
+    return policy.strip() if isinstance(policy, str) else ""
+
+
 def dispatch(name: str, function_names: Sequence[str], rule: DispatchRule = "exact") -> str | None:
     """The offered function that a call named ``name`` reaches under ``rule``, or None.
 

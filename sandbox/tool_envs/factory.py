@@ -220,8 +220,11 @@ class HttpToolEnvs:
         meta = self.suite.meta
         scope = self.recording_scope
         preset = self.preset_tools  # the run's preset decides over the suite
-        env = WorldToolEnv if self.suite.world is not None else HttpToolEnv
-        extra: dict[str, Any] = {"seed": self.seed} if self.suite.world is not None else {}
+        world = self.suite.world
+        env = WorldToolEnv if world is not None else HttpToolEnv
+        extra: dict[str, Any] = (
+            {"seed": self.seed, "policy": world.policy} if world is not None else {}
+        )
         return env(
             self.client,
             task,

@@ -220,9 +220,11 @@ class WorldToolEnv(HttpToolEnv):
     task's initial state with the run's seed, and ``restore_state`` to go back to any state the
     session has been in (``agents.toolenv.StatefulToolEnv``)."""
 
-    def __init__(self, *args: Any, seed: int = 0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, seed: int = 0, policy: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.seed = seed
+        self.policy = policy
+        """The world's rules for the agent (``World.policy``): the end of its system prompt."""
         self.initial_state: str | None = None
         """The hash of the task's initial state, once the session is open."""
         self.position: str | None = None
