@@ -34,13 +34,17 @@ def test_with_policy_appends_the_rules_under_their_header() -> None:
 def test_a_worlds_policy_ends_the_system_prompt_of_its_episodes(tmp_path: Path) -> None:
     suite = shutil.copytree(SUITES / "tinyworld", tmp_path / "tinyworld")
     prompts = _system_prompts(tmp_path, suite)
-    assert prompts and all(p == with_policy(DEFAULT_SYSTEM_PROMPT, BANK_POLICY) for p in prompts)
+    rules = f"\n\n{POLICY_HEADER}\n{BANK_POLICY}"
+    assert prompts and all(p.startswith(DEFAULT_SYSTEM_PROMPT) for p in prompts)
+    assert all(p.endswith(rules) for p in prompts)  # last, after a conversation's note too
+    assert with_policy(DEFAULT_SYSTEM_PROMPT, BANK_POLICY) in prompts
 
 
 def test_a_strategys_own_prompt_gets_the_policy_too(tmp_path: Path) -> None:
     suite = shutil.copytree(SUITES / "tinyworld", tmp_path / "tinyworld")
     prompts = _system_prompts(tmp_path, suite, system_prompt="Use the tools.")
-    assert set(prompts) == {with_policy("Use the tools.", BANK_POLICY)}
+    assert with_policy("Use the tools.", BANK_POLICY) in prompts
+    assert all(p.startswith("Use the tools.") and p.endswith(BANK_POLICY) for p in prompts)
 
 
 @pytest.mark.parametrize("name", ["mini"])
