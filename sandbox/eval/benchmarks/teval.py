@@ -53,6 +53,7 @@ from sandbox.eval.benchmarks.teval_parse import FormatLoadError, format_load, pa
 __all__ = [
     "UNDERSTAND_EPSILON",
     "Cosine",
+    "cosine_matrix",
     "InstructScore",
     "RruScore",
     "instruct_sample",
@@ -65,7 +66,26 @@ __all__ = [
 
 Cosine = Callable[[str, str], float]
 """The embedding cosine of two texts (T-Eval: ``util.cos_sim`` of sentence embeddings); T-Eval
-clips it at 0 (``np.maximum(cos, 0)``), which the functions here do."""
+clips it at 0 (``np.maximum(cos, 0)``), which the functions here do. A cosine may also have a
+``matrix(a, b)`` method: the cosines of two lists of texts as one float32 array, each list
+encoded in one batch (``cosine_matrix``)."""
+
+
+def cosine_matrix(cosine: Cosine, a: Sequence[str], b: Sequence[str]) -> Any:
+    """``util.cos_sim(encode(a), encode(b)).cpu().numpy()`` as T-Eval's plan score makes it: the
+    cosine's own ``matrix`` when it has one (an encoder: each list encoded in one batch, the
+    matrix multiplied as the library multiplies it, so the last bits of tied entries are the
+    library's), else its pairwise values as a float32 array (what an encoder returns). numpy is
+    imported here."""
+    import numpy as np  # heavy: only for a plan score
+
+    matrix = getattr(cosine, "matrix", None)
+    if callable(matrix):
+        return np.asarray(matrix(list(a), list(b)))
+    return np.array([[cosine(x, y) for y in b] for x in a], dtype=np.float32).reshape(
+        len(a), len(b)
+    )
+
 
 UNDERSTAND_EPSILON = 1e-5
 """T-Eval's v2 understand divides by ``keys + 1e-5``."""

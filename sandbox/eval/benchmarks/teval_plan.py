@@ -9,7 +9,12 @@ by line, each line naming the first API of the sample's ``API_list`` it contains
 
 **bertscore** (``bertscore_match``, the default): either plan empty → 0; both sorted by id, a last
 ``FinishAction`` dropped; similarity = ``0.75 × cos(names) + 0.25 × cos(str(args))`` (embedding
-cosines, each at least 0); edges strictly above the threshold; ``networkx.max_weight_matching``
+cosines, each at least 0), as T-Eval computes it: the predicted names, the gold names, the
+predicted and the gold arguments each encoded as one batch, each pair of lists made one cosine
+matrix (``cosine_matrix``: the encoder's own ``util.cos_sim``), and the weights combined entry by
+entry with numpy's float32 arithmetic, so that steps tied in exact arithmetic are tied, or not,
+in their last bit as they are in T-Eval's matrix (which networkx's matching then follows);
+edges strictly above the threshold; ``networkx.max_weight_matching``
 on the graph built as T-Eval builds it (predicted nodes ``i``, gold nodes ``str(j)``, edges in
 ``i``-then-``j`` order, so ties fall as they fall there); then a longest increasing run of the
 matched gold positions in predicted order. Kept quirk (**the free first match**): T-Eval's LIS
@@ -39,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sandbox.eval.benchmarks import NoReferenceValue
-from sandbox.eval.benchmarks.teval import Cosine, clipped
+from sandbox.eval.benchmarks.teval import Cosine, cosine_matrix
 from sandbox.eval.benchmarks.teval_parse import format_load
 
 __all__ = [
@@ -143,14 +148,7 @@ def bertscore_match(
     gold_plan = _without_finish(sorted(gold, key=lambda s: s["id"]))
     if not pred_plan or not gold_plan:
         raise NoReferenceValue("T-Eval's plan score raises on a plan that is only FinishAction")
-    weights = [
-        [
-            clipped(cosine, p["name"], g["name"]) * options.name_weight
-            + clipped(cosine, str(p["args"]), str(g["args"])) * options.args_weight
-            for g in gold_plan
-        ]
-        for p in pred_plan
-    ]
+    weights = _weights(pred_plan, gold_plan, cosine, options)
     mapping = _matching(weights, options.threshold)
     best = [1] * len(pred_plan)
     for i in range(len(pred_plan)):
@@ -164,14 +162,39 @@ def bertscore_match(
     return precision, recall, 2 * recall * precision / (recall + precision)
 
 
+def _weights(
+    pred: Sequence[Mapping[str, Any]],
+    gold: Sequence[Mapping[str, Any]],
+    cosine: Cosine,
+    options: PlanOptions,
+) -> Any:
+    """T-Eval's ``bert_score_matrix``: the names' and the arguments' cosine matrices (each
+    list of texts encoded at once, ``cosine_matrix``), clipped at 0, combined entry by entry
+    with numpy's arithmetic (a float32 entry times a Python float is float32 on numpy 2, float64
+    before) into a float64 matrix, as T-Eval's loop does."""
+    import numpy as np  # heavy: only for a plan score
+
+    names = cosine_matrix(cosine, [p["name"] for p in pred], [g["name"] for g in gold])
+    args = cosine_matrix(cosine, [str(p["args"]) for p in pred], [str(g["args"]) for g in gold])
+    names, args = np.maximum(names, 0), np.maximum(args, 0)
+    out = np.zeros((len(pred), len(gold)))
+    for i in range(len(pred)):
+        for j in range(len(gold)):
+            out[i][j] = names[i][j] * options.name_weight + args[i][j] * options.args_weight
+    return out
+
+
 def _without_finish(plan: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return plan[:-1] if plan[-1]["name"] == FINISH_ACTION else plan
 
 
-def _matching(weights: list[list[float]], threshold: float) -> list[int]:
+def _matching(weights: Any, threshold: float) -> list[int]:
     """Gold position per predicted step (-1 unmatched), from networkx as T-Eval calls it."""
     edges = [
-        (i, str(j), w) for i, row in enumerate(weights) for j, w in enumerate(row) if w > threshold
+        (i, str(j), row[j])
+        for i, row in enumerate(weights)
+        for j in range(len(row))
+        if row[j] > threshold
     ]
     mapping = [-1] * len(weights)
     if not edges:

@@ -43,6 +43,7 @@ __all__ = [
     "CosineSimilarity",
     "EmbeddingSimilarity",
     "LexicalSimilarity",
+    "PlainCosine",
     "ThoughtSimilarity",
     "args_similarity",
     "cosine_of",
@@ -99,6 +100,19 @@ class CosineSimilarity:
         norm = math.sqrt(sum(x * x for x in u)) * math.sqrt(sum(y * y for y in v))
         return float(sum(x * y for x, y in zip(u, v, strict=True)) / norm) if norm else 0.0
 
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> Any:
+        """The cosines of every text of ``a`` with every text of ``b`` as one float32 array,
+        made as ``util.cos_sim`` makes it: the rows normalised, then one matrix product."""
+        import numpy as np  # heavy: only for T-Eval's plan score
+
+        def unit_rows(texts: Sequence[str]) -> Any:
+            rows = np.array([self._embed(t) for t in texts], dtype=np.float32)
+            rows = rows.reshape(len(texts), -1)
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            return rows / np.maximum(norms, np.float32(1e-12))
+
+        return unit_rows(a) @ unit_rows(b).T
+
     def __call__(self, pred: str, gold: str) -> float:
         if not pred.strip() or not gold.strip():
             return 0.0
@@ -112,12 +126,22 @@ class EmbeddingSimilarity(CosineSimilarity):
         from sentence_transformers import SentenceTransformer  # optional extra, imported lazily
 
         model: Any = SentenceTransformer(model_name)
+        self._model = model
         super().__init__(
             f"embedding:{model_name}", lambda text: model.encode(text, normalize_embeddings=True)
         )
 
     def cosine(self, a: str, b: str) -> float:
         return float((self._embed(a) * self._embed(b)).sum())  # unit vectors: the dot product
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> Any:
+        """T-Eval's plan wiring: ``util.cos_sim(encode(a), encode(b))``, each list encoded in one
+        batch (``convert_to_tensor=True``), as a float32 numpy array."""
+        from sentence_transformers import util  # optional extra, imported lazily
+
+        left = self._model.encode(list(a), convert_to_tensor=True)
+        right = self._model.encode(list(b), convert_to_tensor=True)
+        return util.cos_sim(left, right).cpu().numpy()
 
 
 def thought_similarity(kind: str = "auto", model_name: str | None = None) -> ThoughtSimilarity:
@@ -155,9 +179,25 @@ def similarity_label(similarity: ThoughtSimilarity) -> str:
     return f"{similarity.name} (fallback: {reason})" if reason else similarity.name
 
 
+class PlainCosine:
+    """An embedding backend's plain cosine (``cosine``), with its batched ``matrix``."""
+
+    def __init__(self, similarity: CosineSimilarity) -> None:
+        self.similarity = similarity
+
+    def __call__(self, a: str, b: str) -> float:
+        return self.similarity.cosine(a, b)
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> Any:
+        return self.similarity.matrix(a, b)
+
+
 def cosine_of(similarity: ThoughtSimilarity) -> Callable[[str, str], float]:
-    """The plain cosine of an embedding backend (``CosineSimilarity.cosine``); a backend without
-    embeddings (the lexical fallback) stands in with its own similarity."""
+    """The plain cosine of an embedding backend (``CosineSimilarity.cosine``, and its
+    ``matrix`` for T-Eval's plan); a backend without embeddings (the lexical fallback) stands in
+    with its own similarity (its matrix: its pairwise values)."""
+    if isinstance(similarity, CosineSimilarity):
+        return PlainCosine(similarity)
     cosine = getattr(similarity, "cosine", None)
     return cosine if callable(cosine) else similarity
 
