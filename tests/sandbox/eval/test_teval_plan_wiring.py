@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from sandbox.eval.benchmarks.teval_plan import bertscore_match
-from sandbox.eval.steps.reason_score import cosine_of, thought_similarity
+from sandbox.eval.steps.reason_score import CosineSimilarity, cosine_of, thought_similarity
 
 PLAN = [
     {"id": 0, "name": "geocode", "args": "{'city': 'Paris'}"},
@@ -98,3 +98,16 @@ def test_without_a_matrix_the_pairwise_cosines_are_t_evals_weights() -> None:
     assert bertscore_match(PLAN, PLAN, lambda a, b: 1.0 if a == b else 0.0)[2] == pytest.approx(
         1 / 3
     )
+
+
+def test_an_encoders_matrix_is_every_pairs_cosine_as_float32() -> None:
+    """A backend of any encoder makes the matrix as util.cos_sim does: rows normalised, one
+    product, float32; each entry is that pair's cosine (a zero vector's row is 0)."""
+    vectors = {"a": [3.0, 4.0], "b": [4.0, 3.0], "c": [-1.0, 0.0], "z": [0.0, 0.0]}
+    backend = CosineSimilarity("table", lambda text: vectors[text])
+    matrix = cosine_of(backend).matrix(["a", "c", "z"], ["a", "b"])  # type: ignore[attr-defined]
+    assert matrix.dtype == np.float32 and matrix.shape == (3, 2)
+    expected = [[1.0, 24 / 25], [-3 / 5, -4 / 5], [0.0, 0.0]]
+    assert np.allclose(matrix, np.array(expected), atol=1e-6)
+    pairwise = [[backend.cosine(x, y) for y in "ab"] for x in "acz"]
+    assert np.allclose(np.array(pairwise), np.array(expected))
