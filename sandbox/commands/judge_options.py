@@ -108,9 +108,9 @@ class ScoringConfig(BaseModel):
         ),
     ] = Field(
         default_factory=list,
-        description="Step protocols the step-level scores are computed under, repeatable "
-        "(default: default, docs/evaluation.md); default goes to scores.json's step_scores, any "
-        "other to step_protocols.NAME.",
+        description="Step protocols the step-level scores are computed under, repeatable or "
+        "comma-separated (default: default, docs/evaluation.md); default goes to scores.json's "
+        "step_scores, any other to step_protocols.NAME.",
     )
     step_metrics: Annotated[
         list[str],
@@ -119,8 +119,8 @@ class ScoringConfig(BaseModel):
         ),
     ] = Field(
         default_factory=list,
-        description="Registered step metrics added to every chosen step protocol, repeatable; "
-        "their measures go under metrics.NAME of the protocol's step scores.",
+        description="Registered step metrics added to every chosen step protocol, repeatable or "
+        "comma-separated; their measures go under metrics.NAME of the protocol's step scores.",
     )
     step_options: Annotated[
         dict[str, dict[str, Any]], Flag(name="--step-option", metavar="METRIC.KEY=VALUE")
@@ -134,6 +134,23 @@ class ScoringConfig(BaseModel):
     @classmethod
     def _judge_cache_file(cls, value: str | None) -> str | None:
         return usable_file_path(value)
+
+    @field_validator("step_protocols", "step_metrics", mode="before")
+    @classmethod
+    def _comma_lists(cls, value: Any) -> Any:
+        """``--step-protocol teval,ultratool`` is ``--step-protocol teval --step-protocol
+        ultratool``: each item split at its commas, blanks dropped."""
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            return value
+        out: list[Any] = []
+        for item in value:
+            if isinstance(item, str):
+                out += [part.strip() for part in item.split(",") if part.strip()]
+            else:
+                out.append(item)
+        return out
 
     @field_validator("step_options", mode="before")
     @classmethod

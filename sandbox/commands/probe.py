@@ -59,8 +59,8 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="NAME",
         dest="step_protocols",
-        help="also score the answers by a reference step protocol's own arithmetic, repeatable: "
-        "teval, teval-v1 or ultratool (default: the probe's own dimensions only)",
+        help="also score the answers by a reference step protocol's own arithmetic, repeatable or "
+        "comma-separated: teval, teval-v1 or ultratool (default: the probe's own dimensions only)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON summary line")
     parser.add_argument("--out", default=None, help="write the full report (every answer) here")
@@ -79,7 +79,12 @@ def handle(args: argparse.Namespace) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
             similarity=args.similarity,
-            step_protocols=args.step_protocols,
+            step_protocols=[
+                name.strip()
+                for item in args.step_protocols
+                for name in item.split(",")
+                if name.strip()
+            ],
         )
     )
     if args.out:

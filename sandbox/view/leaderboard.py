@@ -21,10 +21,11 @@ protocol and the judge: runs scored under different protocols or judges are diff
   ``build_leaderboard`` refuses (``ConfigError``). Rows of another suite version get none
   either, and a warning names both fingerprints.
 - ``cost_usd``, ``tokens``, ``model_calls``, ``tool_calls``: means per episode (trajectory).
-- ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count:
-  the default step protocol's measures and those of metrics added to it (``METRIC.MEASURE``),
-  in the order the step-metric registry gives (``Leaderboard.dimensions``; ``headline``: one per
-  metric, for narrow tables).
+- ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count,
+  of every step protocol a run was scored with: the default step protocol's measures and those
+  of metrics added to it (``METRIC.MEASURE``), another protocol's as ``PROTOCOL:MEASURE``
+  (``teval:instruct``), in the order the registries give (``Leaderboard.dimensions``;
+  ``headline``: one per metric, for narrow tables).
 
 A suite is its name and content fingerprint: runs on different suites, or on different
 versions of one suite, are ranked apart and never in one ranking. Within a suite: pass rate
@@ -46,7 +47,12 @@ from sandbox.eval.headline import Headline
 from sandbox.eval.pass_rate import EpisodeLabel
 from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
-from sandbox.eval.steps.dimensions import headline_dimensions, qualified, step_dimensions
+from sandbox.eval.steps.dimensions import (
+    headline_dimensions,
+    qualified,
+    step_dimensions,
+    under_protocol,
+)
 from sandbox.eval.win_rate import PairOutcome, compare_episode, episode_facts, summarise_wins
 from sandbox.store import EpisodeKey, read_trajectories
 from sandbox.view.catalog import RunRecord
@@ -154,17 +160,20 @@ def _outcomes(
 
 
 def _step_scores(group: list[RunRecord]) -> dict[str, float]:
-    """Each step dimension's mean over the runs, weighted by its episodes: the default step
-    protocol's measures and those of metrics added to it (``METRIC.MEASURE``), in report order."""
+    """Each step dimension's mean over the runs, weighted by its episodes, for every step
+    protocol the runs were scored with: the default protocol's measures and those of metrics
+    added to it (``METRIC.MEASURE``), any other protocol's as ``PROTOCOL:MEASURE``; in report
+    order."""
     weighted: dict[str, list[float]] = {}
     for r in group:
-        if r.scores is None or r.scores.step_scores is None:
+        if r.scores is None:
             continue
-        for dim, iv in step_intervals(r.scores.step_scores):
-            if iv.n > 0:
-                acc = weighted.setdefault(dim, [0.0, 0.0])
-                acc[0] += iv.value * iv.n
-                acc[1] += iv.n
+        for protocol, report in r.scores.step_protocol_reports().items():
+            for dim, iv in step_intervals(report):
+                if iv.n > 0:
+                    acc = weighted.setdefault(under_protocol(protocol, dim), [0.0, 0.0])
+                    acc[0] += iv.value * iv.n
+                    acc[1] += iv.n
     return {d: weighted[d][0] / weighted[d][1] for d in step_dimensions(weighted)}
 
 

@@ -159,3 +159,20 @@ def test_tooleyes_does_not_score_probe_answers() -> None:
     with pytest.raises(ConfigError, match="'tooleyes' does not score probe answers"):
         probe_protocols(["default", "tooleyes"])
     assert probe_protocols(["default", "teval", "teval"]) == ["teval"]
+
+
+def test_probe_takes_a_comma_list_of_step_protocols(capsys: pytest.CaptureFixture[str]) -> None:
+    """``probe --step-protocol teval,ultratool`` scores under both, as the repeated flag does."""
+    from pathlib import Path
+
+    from sandbox.cli import main
+
+    mini = Path(__file__).resolve().parents[2] / "fixtures" / "suites" / "mini"
+    argv = ["probe", "--suite", str(mini), "--model", "reference", "--tasks", "mini_u_refund"]
+    argv += ["--similarity", "lexical", "--json"]
+    assert main([*argv, "--step-protocol", "teval,ultratool"]) == 0
+    listed = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert main([*argv, "--step-protocol", "teval", "--step-protocol", "ultratool"]) == 0
+    repeated = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert set(listed["step_protocols"]) == {"teval", "ultratool"}
+    assert listed["step_protocols"] == repeated["step_protocols"]

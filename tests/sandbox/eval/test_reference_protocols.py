@@ -193,3 +193,17 @@ def test_reference_protocols_land_beside_the_default_scores(run: Path) -> None:
     assert "format_alignment" in protocols["tooleyes"]["intervals"]
     report = (run / "report.md").read_text(encoding="utf-8")
     assert "## Step-level scores (step protocol teval)" in report
+
+
+def test_a_comma_list_of_step_protocols_is_the_repeated_flag(run: Path) -> None:
+    """--step-protocol teval,ultratool scores what --step-protocol teval --step-protocol
+    ultratool scores (it was refused as one unknown name)."""
+    assert main(["eval", str(run), "--no-plots", "--step-protocol", "teval, ultratool"]) == 0
+    written = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert set(written["step_protocols"]) == {"teval", "ultratool"}
+    assert "step_scores" not in written or written["step_scores"] is None
+    repeated = json.dumps(written["step_protocols"], sort_keys=True)
+    flags = ["--step-protocol", "teval", "--step-protocol", "ultratool"]
+    assert main(["eval", str(run), "--no-plots", *flags]) == 0
+    again = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    assert json.dumps(again["step_protocols"], sort_keys=True) == repeated

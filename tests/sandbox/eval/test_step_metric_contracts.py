@@ -264,3 +264,40 @@ def test_tables_list_dimensions_in_the_registries_order() -> None:
         "teval-rru.understand",
         "ultratool-usage.tool_usage",
     ]
+
+
+def test_another_step_protocols_measures_are_named_and_ordered_by_the_registries() -> None:
+    """A measure of a step protocol other than default is PROTOCOL:MEASURE, listed after the
+    default protocol's and the added metrics', in the protocols' and their metrics' order; the
+    compact list keeps each of its metrics' headline measure."""
+    from sandbox.eval.steps.dimensions import under_protocol
+
+    assert under_protocol("default", "instruct") == "instruct"
+    assert under_protocol("teval", "instruct") == "teval:instruct"
+    present = {
+        "tooleyes:tool_reality",
+        "ultratool:tool_usage",
+        "teval:reason",
+        "teval:instruct_format",
+        "teval:instruct",
+        "teval-plan.plan_f1",
+        "instruct",
+        "omega",
+    }
+    assert step_dimensions(present) == [
+        "instruct",
+        "teval-plan.plan_f1",
+        "teval:instruct",
+        "teval:instruct_format",
+        "teval:reason",
+        "ultratool:tool_usage",
+        "tooleyes:tool_reality",
+        "omega",
+    ]
+    assert headline_dimensions(present) == [
+        "instruct",
+        "teval-plan.plan_f1",
+        "teval:instruct",
+        "ultratool:tool_usage",
+        "tooleyes:tool_reality",
+    ]

@@ -158,3 +158,33 @@ def test_the_terminal_table_shows_tool_selection_from_the_step_metric_registry(
     react = next(r for r in board.rows if r.agent == "react" and r.model == "reference")
     row = next(line for line in table.splitlines() if "│ react " in line and "│ reference" in line)
     assert f"{react.step_scores['selection_f1']:.1%}" in row
+
+
+def test_a_run_scored_with_other_step_protocols_shows_their_scores(
+    view_runs: ViewRuns, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A run scored only with --step-protocol teval,ultratool has no default step scores: its
+    row shows those protocols' measures (PROTOCOL:MEASURE, weighted like the default's), which
+    the table and the JSON list (it showed no step column at all)."""
+    run = copy_run(view_runs, view_runs.react, tmp_path, "react-teval")
+    flags = ["--step-protocol", "teval,ultratool", "--no-plots"]
+    assert main(["eval", str(run), *flags]) == 0
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores.get("step_scores") is None
+    capsys.readouterr()
+    (row,) = _rows(capsys, str(run))
+    teval = scores["step_protocols"]["teval"]["intervals"]
+    ultratool = scores["step_protocols"]["ultratool"]["intervals"]
+    assert row["step_scores"]["teval:instruct"] == pytest.approx(teval["instruct"]["value"])
+    assert row["step_scores"]["ultratool:tool_usage"] == pytest.approx(
+        ultratool["tool_usage"]["value"]
+    )
+    assert "instruct" not in row["step_scores"]  # the default protocol's: not scored
+    from sandbox.view import Catalog, build_leaderboard
+
+    board = build_leaderboard(Catalog(tmp_path).records())
+    assert "teval:instruct" in board.headline and "ultratool:tool_usage" in board.headline
+    assert board.dimensions.index("teval:instruct") < board.dimensions.index("ultratool:tool_usage")
+    assert main(["leaderboard", str(run)]) == 0
+    table = capsys.readouterr().out
+    assert f"{row['step_scores']['teval:instruct']:.1%}" in table
