@@ -74,7 +74,7 @@ class ChainHooks:
             return None
         if node.kind == "finish":
             assert node.finish is not None
-            return ChainEnd("answered", node, final_answer=node.finish.final_answer)
+            return ChainEnd("answered", node, final_answer=node.finish.answer)
         if node.kind == "give_up":
             return ChainEnd("gave_up", node, final_answer=give_up_text(node))
         if max_depth is not None and episode.level(node) >= max_depth:

@@ -25,7 +25,7 @@ from agents.budget import Budget
 from agents.models.message_shapes import MESSAGE_SHAPES, MessageShape
 from agents.registry import Registry
 from agents.strategies import options_for
-from agents.toolenv import DISPATCH_RULES
+from agents.toolenv import DISPATCH_RULES, FINISH_RULES
 
 __all__ = [
     "PRESETS",
@@ -40,15 +40,21 @@ __all__ = [
 ]
 
 NameLists = Literal["toolbench", "stabletoolbench"]
+FunctionNames = Literal["unique", "toolbench"]
 TOOL_SETTINGS: Mapping[str, tuple[Any, ...]] = {
     "dispatch": DISPATCH_RULES,
     "ascii_observations": (True, False),
     "name_lists": get_args(NameLists),
+    "function_names": get_args(FunctionNames),
+    "finish_rule": FINISH_RULES,
 }
 """What a preset may set about the tools, and the values each takes: the dispatch rule, whether
-observations escape non-ASCII characters, and how a ToolBench schema's ``required`` and
+observations escape non-ASCII characters, how a ToolBench schema's ``required`` and
 ``optional`` lists are offered (``stabletoolbench``: each starts with an empty name, as
-StableToolBench's client writes them)."""
+StableToolBench's client writes them), how APIs whose function names collide are offered
+(``unique``: the later ones get ``_2``, ``_3``...; ``toolbench``: every API under its own
+name, repeats included, a repeated name reaching what ToolBench's client reaches) and the finish
+rule (``agents.toolenv.FinishRule``)."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,18 @@ TOOLBENCH = register_preset(
             "name_lists": Setting(
                 "toolbench",
                 'rapidapi.py api_json_to_openai_json: "required": [], "optional": []',
+            ),
+            "function_names": Setting(
+                "toolbench",
+                "rapidapi.py rapidapi_wrapper.__init__: every API's function is appended, a name "
+                "cut to the same last 64 characters again; api_name_reflect keeps the last API "
+                "of a name, _step sends the first function's tool with it",
+            ),
+            "finish_rule": Setting(
+                "toolbench",
+                "DFS.py DFS / single_chain.py do_chain: every call of a turn runs after a "
+                "Finish(give_answer), and the chain's terminal node, whose description "
+                "answer_generation records as final_answer, is the turn's last call",
             ),
         },
     )

@@ -17,7 +17,11 @@ Turn interpretation (``interpret_turn``, pure), following ToolBench's harness:
   (ToolBench keeps it as a ``Thought`` node and expands it).
 - ``Finish`` is read as ToolBench reads it (``agents.finish``): an answer -> ``finish``, a
   give-up -> ``give_up`` (other calls of the same turn run first; only the first counts); an
-  unusable ``Finish`` is answered with ToolBench's literal error text as its observation.
+  unusable ``Finish`` is answered with ToolBench's literal error text as its observation. When
+  calls follow the ``Finish`` in its turn, ``FinishCall.position`` records where it stood; under
+  the env's ``toolbench`` finish rule (the presets) a ``Finish(give_answer)`` followed by calls
+  answers with the last one's argument text (``FinishCall.late_answer``), as ToolBench records
+  it; under the default, with the ``Finish``'s own answer.
 - Every other call is dispatched by the env's rule (``agents.toolenv.dispatch``). A name that
   reaches no offered function is answered with ToolBench's ``No such function name`` observation
   and shown in later histories as ``invalid_hallucination_function_name`` (``hallucinated``).
@@ -76,10 +80,12 @@ from agents.toolenv import (
     FINISH_FUNCTION,
     GIVE_ANSWER,
     DispatchRule,
+    FinishRule,
     Observation,
     ToolEnv,
     dispatch,
     env_dispatch,
+    env_finish_rule,
     env_policy,
     stateful,
 )
@@ -212,12 +218,15 @@ def _prepare_call(
 
 
 def interpret_turn(
-    turn: Turn, function_names: Collection[str], rule: DispatchRule = "exact"
+    turn: Turn,
+    function_names: Collection[str],
+    rule: DispatchRule = "exact",
+    finish_rule: FinishRule = "first_finish",
 ) -> Interpretation:
     """Classify a turn and prepare its calls (see the module docstring). Pure.
 
     ``function_names`` are the offered functions in the order offered (``Finish`` may be among
-    them); ``rule`` is the env's dispatch rule."""
+    them); ``rule`` is the env's dispatch rule, ``finish_rule`` its finish rule."""
     if turn.format_error:
         unparsed = [StepCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls]
         return Interpretation(kind="invalid", calls=unparsed, format_error=turn.format_error)
@@ -230,9 +239,10 @@ def interpret_turn(
 
     names = list(function_names)
     finish: FinishCall | None = None
+    finish_index = before = 0  # the Finish's place in the turn, and the calls before it
     problems: list[str] = []
     calls: list[StepCall] = []
-    for tc in turn.tool_calls:
+    for index, tc in enumerate(turn.tool_calls):
         problem: str | None
         if tc.name != FINISH:
             call, problem = _prepare_call(tc, names, rule)
@@ -244,6 +254,7 @@ def interpret_turn(
                     finish = FinishCall(
                         return_type=reading.return_type, final_answer=reading.final_answer
                     )
+                    finish_index, before = index, sum(1 for c in calls if c.name != FINISH)
                 continue
             call, problem = _unusable_finish(tc, reading.observation)
         if problem is not None:
@@ -254,6 +265,11 @@ def interpret_turn(
         kind: NodeKind = "finish" if finish.return_type == GIVE_ANSWER else "give_up"
         # an unusable Finish next to the usable one is dropped from the executed calls
         calls = [c for c in calls if c.name != FINISH]
+        if before < len(calls):
+            finish.position = before
+        later = turn.tool_calls[finish_index + 1 :]
+        if finish_rule == "toolbench" and kind == "finish" and later:
+            finish.late_answer = later[-1].arguments
         return Interpretation(kind=kind, calls=calls, finish=finish)
     if any(c.function is not None for c in calls):
         return Interpretation(kind="action", calls=calls)
@@ -327,6 +343,7 @@ class Episode:
         self.max_observation_chars = max_observation_chars
         self.depth_unit: DepthUnit = depth_unit
         self.dispatch_rule: DispatchRule = env_dispatch(env)
+        self.finish_rule: FinishRule = env_finish_rule(env)
         self.functions: list[dict[str, Any]] = [*env.functions, FINISH_FUNCTION]
         self.function_names: list[str] = [function_name(f) for f in self.functions]
         self._levels: dict[int, int] = {}
@@ -525,7 +542,7 @@ class Episode:
 
     def _record_turn(self, turn: Turn, parent: int | None, diversity_prompt: str | None) -> Node:
         """The turn as a node: interpreted, its error observations cut, not yet executed."""
-        plan = interpret_turn(turn, self.offered(parent)[1], self.dispatch_rule)
+        plan = interpret_turn(turn, self.offered(parent)[1], self.dispatch_rule, self.finish_rule)
         for call in plan.calls:
             if call.observation is not None:
                 call.observation = truncate_observation(

@@ -28,6 +28,13 @@ HALLUCINATED_NAME = "invalid_hallucination_function_name"
 DispatchRule = Literal["exact", "toolbench_suffix"]
 DISPATCH_RULES: tuple[DispatchRule, ...] = get_args(DispatchRule)
 
+FinishRule = Literal["first_finish", "toolbench"]
+"""How a turn that calls ``Finish(give_answer)`` and then other functions answers:
+``first_finish`` (the default): with the ``Finish``'s answer; ``toolbench``: as ToolBench's loops
+(``DFS.py``, ``single_chain.py``) record it, with the raw argument text of the turn's last call,
+the node their chain ends on. The later calls run under both rules."""
+FINISH_RULES: tuple[FinishRule, ...] = get_args(FinishRule)
+
 FINISH_FUNCTION: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -108,7 +115,8 @@ class ToolEnv(Protocol):
     """The agent's side of the tools. ``functions`` excludes ``Finish``; agents add it.
 
     ``call`` receives the offered function's full name (the loops dispatch the name the model
-    wrote first). An env may also declare ``dispatch: DispatchRule`` (see ``env_dispatch``).
+    wrote first). An env may also declare ``dispatch: DispatchRule`` (see ``env_dispatch``) and
+    ``finish_rule: FinishRule`` (``env_finish_rule``).
     """
 
     @property
@@ -154,6 +162,14 @@ def dispatch(name: str, function_names: Sequence[str], rule: DispatchRule = "exa
     if rule == "toolbench_suffix":
         return next((f for f in function_names if f != FINISH and f.endswith(name)), None)
     raise ValueError(f"unknown dispatch rule {rule!r}; known: {', '.join(DISPATCH_RULES)}")
+
+
+def env_finish_rule(env: object) -> FinishRule:
+    """The finish rule a tool env declares (``finish_rule``; ``first_finish`` when none)."""
+    rule = getattr(env, "finish_rule", "first_finish")
+    if rule not in FINISH_RULES:
+        raise ValueError(f"unknown finish rule {rule!r}; known: {', '.join(FINISH_RULES)}")
+    return rule
 
 
 def env_dispatch(env: object) -> DispatchRule:

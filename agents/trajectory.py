@@ -86,12 +86,30 @@ class FinishCall(BaseModel):
         description="The Finish arguments as the model wrote them, when the record has them "
         "(imported ToolBench trees); left out of the record when unknown.",
     )
+    position: int | None = Field(
+        default=None,
+        description="How many of the node's calls the turn made before this Finish, when some "
+        "came after it; left out of the record when it was the turn's last.",
+    )
+    late_answer: str | None = Field(
+        default=None,
+        description="ToolBench's finish rule (presets): the argument text of the turn's last call "
+        "after this Finish(give_answer), which ToolBench records as the final answer; left out of "
+        "the record when no call followed or the rule is the default.",
+    )
+
+    @property
+    def answer(self) -> str:
+        """The episode's final answer this Finish gives (``late_answer`` when set)."""
+        return self.late_answer if self.late_answer is not None else self.final_answer
 
     @model_serializer(mode="wrap")
     def _without_unknown_arguments(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("arguments") is None:
-            data.pop("arguments", None)
+        if isinstance(data, dict):
+            for key in ("arguments", "position", "late_answer"):
+                if data.get(key) is None:
+                    data.pop(key, None)
         return data
 
 

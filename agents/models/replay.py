@@ -103,7 +103,8 @@ def turn_for(node: Node) -> Turn:
         args = node.finish.arguments or finish_args(
             node.finish.return_type, node.finish.final_answer
         )
-        calls.append(ToolCall(id=f"call_finish_{node.id}", name=FINISH, arguments=args))
+        at = node.finish.position if node.finish.position is not None else len(calls)
+        calls.insert(at, ToolCall(id=f"call_finish_{node.id}", name=FINISH, arguments=args))
     format_error = None
     if node.kind == "invalid" and all(c.observation is None for c in node.calls):
         format_error = node.format_error

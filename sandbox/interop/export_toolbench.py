@@ -20,10 +20,17 @@ writes for the episode's chosen path:
   message is the dict ``{"name", "arguments", "response"}`` (the thought of such a turn is not
   kept; an invented name is ``invalid_hallucination_function_name``, as ToolBench's history shows
   it), and its ``Finish`` a ``tool`` node with an empty response, after which the converter reads
-  no further call of the turn;
+  no further call of the turn (calls the turn made after its ``Finish`` are not written);
 - ``total_steps``: the nodes of that chain, ``system`` and ``user`` included;
 - ``final_answer``: the ``Finish`` arguments (as the model wrote them when the record has them,
-  else as JSON).
+  else as JSON); under ToolBench's finish rule (the presets), a ``Finish(give_answer)`` followed
+  by calls records the last call's arguments, as ToolBench's answer files do.
+
+A CoT@1 episode without an answer (``react``, ``react@1``: ToolBench's ``valid_data`` is false)
+is written as the converter's ``process_invalid_data`` writes its one try: every turn's text as
+an ``assistant`` node (a calling turn's too), every call in its turn's order as a ``tool`` node
+with the name as written and its observation, the ``Finish`` with the observation ToolBench gave
+it (``{"response":"chose to give up and restart"}`` for a give-up), and ``final_answer`` empty.
 
 ``read_converted`` reads such a file back into one branch per entry. May import
 ``sandbox.store`` and ``interop`` modules.
@@ -97,13 +104,19 @@ def converted_method(agent: Component) -> str:
 
 
 def _turn_nodes(node: Node) -> tuple[list[dict[str, Any]], str | None]:
-    """The converter's nodes for one turn, and its ``Finish`` arguments (if it finished)."""
+    """The converter's nodes for one turn, and the final answer it records (if it finished):
+    the calls before the ``Finish``, then the ``Finish``, where the converter stops reading the
+    turn; the final answer is the ``Finish`` arguments, or under ToolBench's finish rule the last
+    call's (``FinishCall.late_answer``)."""
     if node.kind == "error":
         return [], None
     if not node.calls and node.finish is None:
         return [{"role": "assistant", "message": node.content or ""}], None
     out: list[dict[str, Any]] = []
-    for call in node.calls:
+    finish_at = len(node.calls)
+    if node.finish is not None and node.finish.position is not None:
+        finish_at = node.finish.position
+    for call in node.calls[:finish_at]:
         if call.name == FINISH:  # an unusable Finish: the converter stops at any Finish
             finish = {"name": FINISH, "arguments": call.arguments, "response": ""}
             return [*out, {"role": "tool", "message": finish}], None
@@ -115,7 +128,38 @@ def _turn_nodes(node: Node) -> tuple[list[dict[str, Any]], str | None]:
         return out, None
     arguments = _finish_arguments(node.finish)
     finish = {"name": FINISH, "arguments": arguments, "response": ""}
-    return [*out, {"role": "tool", "message": finish}], arguments
+    answer = node.finish.late_answer if node.finish.late_answer is not None else arguments
+    return [*out, {"role": "tool", "message": finish}], answer
+
+
+GIVE_UP_OBSERVATION = '{"response":"chose to give up and restart"}'
+"""What ToolBench's ``rapidapi_wrapper._step`` answers a ``Finish(give_up_and_restart)``."""
+
+
+def _try_nodes(node: Node) -> list[dict[str, Any]]:
+    """The converter's nodes for one turn of a CoT try without an answer
+    (``process_invalid_data``): its text as an ``assistant`` node when it had text (a failed
+    model call: its error), then every call in the turn's order, the ``Finish`` included, each a
+    ``tool`` node with the name as written and the observation ToolBench gave it."""
+    out: list[dict[str, Any]] = []
+    text = node.content if node.kind != "error" else (node.content or node.error)
+    if text is not None:
+        out.append({"role": "assistant", "message": text})
+    calls: list[dict[str, Any]] = []
+    for call in node.calls:
+        content = call.observation.content if call.observation else ""
+        calls.append({"name": call.name, "arguments": call.arguments, "response": content})
+    if node.finish is not None:
+        response = GIVE_UP_OBSERVATION if node.finish.return_type == GIVE_UP else ""
+        finish = {"name": FINISH, "arguments": _finish_arguments(node.finish), "response": response}
+        at = node.finish.position if node.finish.position is not None else len(calls)
+        calls.insert(at, finish)
+    return [*out, *({"role": "tool", "message": c} for c in calls)]
+
+
+def _one_try_without_answer(traj: Trajectory) -> bool:
+    """A CoT@1 episode that did not answer: ToolBench's converter reads its one try whole."""
+    return converted_method(traj.agent) == "CoT@1" and traj.status is not Status.answered
 
 
 def to_converted(traj: Trajectory) -> dict[str, Any]:
@@ -125,11 +169,15 @@ def to_converted(traj: Trajectory) -> dict[str, Any]:
         {"role": "user", "message": ""},
     ]
     final_answer = ""
-    for node in traj.chosen():
-        nodes, arguments = _turn_nodes(node)
-        chain.extend(nodes)
-        if arguments is not None:
-            final_answer = arguments
+    if _one_try_without_answer(traj):
+        for node in traj.chosen():
+            chain.extend(_try_nodes(node))
+    else:
+        for node in traj.chosen():
+            nodes, arguments = _turn_nodes(node)
+            chain.extend(nodes)
+            if arguments is not None:
+                final_answer = arguments
     if not final_answer and traj.status is Status.answered and traj.final_answer is not None:
         final_answer = _finish_arguments(
             FinishCall(return_type=GIVE_ANSWER, final_answer=traj.final_answer)

@@ -184,7 +184,7 @@ class TurnReader:
         ]
         inputs = {c.id: tb for c, (_, tb) in zip(calls, pairs, strict=True)}
         turn = Turn(content=content, tool_calls=calls, format_error=format_error)
-        plan = interpret_turn(turn, [*self.offered.names, FINISH], DISPATCH)
+        plan = interpret_turn(turn, [*self.offered.names, FINISH], DISPATCH, "toolbench")
         if plan.finish is not None:  # the raw text of the Finish that counted: the first usable
             usable = (c for c in calls if c.name == FINISH)
             plan.finish.arguments = next(

@@ -236,6 +236,8 @@ class HttpToolEnvs:
             ascii_observations=preset.get("ascii_observations", meta.ascii_observations),
             recordings=f"{scope}/{task.id}" if scope is not None else None,
             name_lists=preset.get("name_lists", "toolbench"),
+            function_names=preset.get("function_names", "unique"),
+            finish_rule=preset.get("finish_rule", "first_finish"),
         )
 
     def report(self) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from urllib.parse import quote, unquote
 import httpx
 
 from agents.errors import ToolEnvError
-from agents.toolenv import DispatchRule, Observation
+from agents.toolenv import DispatchRule, FinishRule, Observation
 from mock_tools import (
     FAULTS_HEADER,
     PROVENANCE_HEADER,
@@ -46,7 +46,7 @@ from mock_tools import (
     standardize,
     unique_function_names,
 )
-from mock_tools.names import TOOLBENCH_NAMES
+from mock_tools.names import TOOLBENCH_NAMES, function_name
 from sandbox.errors import ConfigError
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "observation_text",
     "to_observation",
     "tool_functions",
+    "toolbench_targets",
 ]
 
 _FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
@@ -68,13 +69,20 @@ def observation_text(error: str, response: Any, *, ascii_only: bool = False) -> 
 
 
 def tool_functions(
-    task: Task, apis: Mapping[tuple[str, str], ApiSpec], *, name_lists: NameLists = "toolbench"
+    task: Task,
+    apis: Mapping[tuple[str, str], ApiSpec],
+    *,
+    name_lists: NameLists = "toolbench",
+    function_names: FunctionNames = "unique",
 ) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]]]:
     """The task's offered APIs as OpenAI tool schemas, and function name -> ``(tool, api)``.
 
-    Names are ``ApiSpec.function`` or ``<api>_for_<tool>``; two APIs whose names collide get
-    ``_2``, ``_3``... on the later ones (``mock_tools.names.unique_function_names``). A
-    ToolBench schema is offered as ToolBench offers it (see the module docstring).
+    Names are ``ApiSpec.function`` or ``<api>_for_<tool>``. When two APIs' names collide (after
+    ToolBench's 64-character cut), ``function_names`` says what is offered: ``unique`` (the
+    default) gives the later ones ``_2``, ``_3``... (``mock_tools.names.unique_function_names``),
+    so each stays reachable; ``toolbench`` offers every API under its own name, the name repeated,
+    as ToolBench's client does, and routes the name as its ``_step`` does (``toolbench_targets``).
+    A ToolBench schema is offered as ToolBench offers it (see the module docstring).
     """
     entries = []
     for ref in task.tools:
@@ -84,9 +92,14 @@ def tool_functions(
                 f"task {task.id!r} offers {ref.tool}/{ref.api}, which the suite does not define"
             )
         entries.append((ref.tool, ref.api, spec.function))
-    targets = unique_function_names(entries)
+    if function_names == "toolbench":
+        offered = [(explicit or function_name(t, a), (t, a)) for t, a, explicit in entries]
+        targets = toolbench_targets(offered, apis)
+    else:
+        targets = unique_function_names(entries)
+        offered = list(targets.items())
     functions: list[dict[str, Any]] = []
-    for name, (tool, api) in targets.items():
+    for name, (tool, api) in offered:
         spec = apis[(tool, api)]
         functions.append(
             {
@@ -102,6 +115,28 @@ def tool_functions(
 
 
 NameLists = Literal["toolbench", "stabletoolbench"]
+FunctionNames = Literal["unique", "toolbench"]
+
+
+def toolbench_targets(
+    offered: list[tuple[str, tuple[str, str]]], apis: Mapping[tuple[str, str], ApiSpec]
+) -> dict[str, tuple[str, str]]:
+    """Function name -> ``(tool, api)`` a call of that name reaches in ToolBench's client
+    (``rapidapi_wrapper``): its request names the tool of the first API offered under the name
+    (``_step`` sends ``tool_names[k]`` of the first function that matches) and the API last
+    offered under it (``api_name_reflect``, written once per API, keeps the last). Every
+    collision in StableToolBench's test set is within one tool, so the call reaches the last
+    API; were the two tools different and the pair unknown, the last API is reached whole."""
+    first_tool: dict[str, str] = {}
+    last: dict[str, tuple[str, str]] = {}
+    for name, (tool, api) in offered:
+        first_tool.setdefault(name, tool)
+        last[name] = (tool, api)
+    targets: dict[str, tuple[str, str]] = {}
+    for name, _ in offered:
+        pair = (first_tool[name], last[name][1])
+        targets.setdefault(name, pair if pair in apis else last[name])
+    return targets
 
 
 def offered_parameters(params: dict[str, Any], name_lists: NameLists) -> dict[str, Any]:
@@ -132,13 +167,18 @@ class HttpToolEnv:
         ascii_observations: bool = False,
         recordings: str | None = None,
         name_lists: NameLists = "toolbench",
+        function_names: FunctionNames = "unique",
+        finish_rule: FinishRule = "first_finish",
     ) -> None:
         self._client = client
         self.task = task
         self.apis = apis
         self.dispatch: DispatchRule = dispatch
+        self.finish_rule: FinishRule = finish_rule
         self.ascii_observations = ascii_observations
-        self._functions, self._targets = tool_functions(task, apis, name_lists=name_lists)
+        self._functions, self._targets = tool_functions(
+            task, apis, name_lists=name_lists, function_names=function_names
+        )
         self._headers = {
             SCENARIO_HEADER: header_value(task.id),
             SESSION_HEADER: header_value(session),

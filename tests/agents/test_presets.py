@@ -35,6 +35,8 @@ def test_toolbench_preset_holds_toolbenchs_values_with_their_sources() -> None:
         "dispatch": "toolbench_suffix",
         "ascii_observations": True,
         "name_lists": "toolbench",
+        "function_names": "toolbench",
+        "finish_rule": "toolbench",
     }
     settings = [*TOOLBENCH.options.values(), *TOOLBENCH.budget.values()]
     settings += [*TOOLBENCH.request.values(), TOOLBENCH.messages, *TOOLBENCH.tools.values()]
