@@ -17,6 +17,9 @@ and whether observations escape non-ASCII characters as ToolBench's ``json.dumps
 (``TOOLBENCH_NAMES``, every ToolBench import) is offered as ToolBench offers it: its function
 name, description and parameters, without the marker; ``name_lists="stabletoolbench"`` starts
 its ``required`` and ``optional`` lists with an empty name, as StableToolBench's client does.
+A preset may also set ``function_names`` (how APIs whose names collide are offered,
+``tool_functions``) and the finish rule the env declares (``finish_rule``, read by the agents'
+step: ``agents.toolenv.FinishRule``).
 May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
 """
 
