@@ -29,7 +29,7 @@ from rich.table import Table
 from sandbox.commands import COMMANDS
 from sandbox.commands.config_files import check_unredacted, settings_from_args
 from sandbox.commands.console import output_console
-from sandbox.commands.eval import judge_failure_exit
+from sandbox.commands.eval import check_line, judge_failure_exit
 from sandbox.commands.judge_options import (
     JUDGE_CACHE_FILE,
     ScoringConfig,
@@ -51,10 +51,11 @@ from sandbox.compare.comparison import (
     runs_folder,
     write_comparison,
 )
-from sandbox.compare.report import write_comparison_report
+from sandbox.compare.report import state_check_rates, write_comparison_report
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.headline import headline
 from sandbox.eval.judge import judge_text
+from sandbox.eval.state_checks import check_cell
 from sandbox.run.runner import load_run_suite
 from sandbox.store.config import RunConfig
 from sandbox.store.setting import Flag
@@ -195,6 +196,9 @@ def _show(comparison: Comparison, config: CompareConfig) -> None:
     as_json = config.output.json_line
     console = output_console(sys.stderr if as_json else sys.stdout)
     console.print(comparison_table(comparison))
+    checks = state_checks_table(comparison)
+    if checks is not None:
+        console.print(checks)
     if comparison.win_rates:
         console.print(win_rate_table(comparison))
     if comparison.paired:
@@ -246,6 +250,12 @@ def json_line(comparison: Comparison) -> dict[str, Any]:
         "mcnemar_p": {f"{p.a} vs {p.b}": round(p.p_value, 6) for p in comparison.paired},
         "warnings": comparison.warnings,
     }
+    names, rates = state_check_rates(comparison)
+    if rates:
+        line["state_checks"] = {
+            name: {check: check_line(by[name]) for check, by in rates.items() if name in by}
+            for name in names
+        }
     std = {
         s.name: round(s.summary.sample_std, 6)
         for s in comparison.strategies
@@ -302,6 +312,22 @@ def comparison_table(comparison: Comparison) -> Table:
             str(s.summary.infra_errors),
         )
     table.caption = "costs are means per episode; errors are infrastructure errors"
+    return table
+
+
+def state_checks_table(comparison: Comparison) -> Table | None:
+    """In a world: each state check (``all`` first), one column per run: its rate with the
+    interval, the episodes passed and pass^k at the largest k (None outside a world)."""
+    names, rates = state_check_rates(comparison)
+    if not rates:
+        return None
+    table = Table(title="state checks (the world's final state and the calls carried out)")
+    table.add_column("check")
+    for name in names:
+        table.add_column(name, justify="right")
+    for check, by_name in rates.items():
+        table.add_row(check, *(check_cell(by_name[n]) if n in by_name else "-" for n in names))
+    table.caption = "rate [95% CI] (passed/episodes); pass^k at the largest k"
     return table
 
 

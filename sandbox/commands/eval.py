@@ -41,6 +41,7 @@ from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline, rate_or_none
 from sandbox.eval.report import print_table, write_report
+from sandbox.eval.state_checks import CheckRate
 from sandbox.store import RunStore
 from sandbox.store.setting import Flag
 
@@ -163,6 +164,8 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
         out["pass_rate_std"] = round(p.sample_std or 0.0, 6)
     if p.excluded:
         out["excluded"] = {k: len(v) for k, v in p.excluded.items()}
+    if scores.state_checks is not None:
+        out["state_checks"] = {r.check: check_line(r) for r in scores.state_checks.rates()}
     if scores.reference is not None:
         w = scores.reference.win
         out["win_rate"] = _rounded(rate_or_none(w.win_rate))
@@ -175,6 +178,20 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
         out["judge_calls"] = scores.judge.calls
         out["judge_cost"] = round(scores.judge.cost, 6)
     return out
+
+
+def check_line(rate: CheckRate) -> dict[str, Any]:
+    """A state check in a ``--json`` line: its rate with the interval, the episodes passed and
+    judged, and pass@k / pass^k (their values; ``scores.json`` has their intervals)."""
+    iv = rate.rate
+    return {
+        "rate": _rounded(rate_or_none(iv)),
+        "rate_ci": None if iv.n == 0 else [_rounded(iv.low), _rounded(iv.high)],
+        "passed": rate.passed,
+        "episodes": rate.episodes,
+        "pass_at_k": {k: _rounded(iv.value) for k, iv in rate.pass_at_k.items()},
+        "pass_hat_k": {k: _rounded(iv.value) for k, iv in rate.pass_hat_k.items()},
+    }
 
 
 def _rounded(value: float | None) -> float | None:

@@ -218,7 +218,38 @@ def _tables(board: Leaderboard) -> list[Table]:
             caption += f"; win rate against {board.reference} (ToolEval's rules, ties half)"
         table.caption = caption + "; --md shows every step score"
         tables.append(table)
+        checks = _state_checks(rows)
+        if checks:
+            tables.append(_checks_table(title, rows, checks))
     return tables
+
+
+def _state_checks(rows: list[LeaderboardRow]) -> list[str]:
+    """The state checks the rows have (a world suite), ``all`` first."""
+    return list(dict.fromkeys(c.check for r in rows for c in r.state_checks))
+
+
+def _check_cells(row: LeaderboardRow, checks: list[str]) -> list[str]:
+    """The row's cell of each state check: its rate with the interval, (passed/episodes) and
+    pass^k at the largest k (``-`` when the row has none)."""
+    from sandbox.eval.state_checks import check_cell  # loaded when the command runs (start-up)
+
+    by_check = {c.check: c for c in row.state_checks}
+    return [check_cell(by_check[c]) if c in by_check else "-" for c in checks]
+
+
+def _checks_table(title: str, rows: list[LeaderboardRow], checks: list[str]) -> Table:
+    """A world suite's rows again, with their state checks."""
+    table = Table(title=f"{title}: state checks")
+    for i, head in enumerate(["#", "model", "agent", *checks]):
+        table.add_column(head, justify="right" if i == 0 or i > 2 else "left")
+    for r in rows:
+        table.add_row(str(r.rank), r.model, r.agent, *_check_cells(r, checks))
+    table.caption = (
+        "the share of episodes that passed each check of the world's final state and calls "
+        "(all: every one) [95% CI] (passed/episodes); pass^k at the largest k"
+    )
+    return table
 
 
 def leaderboard_markdown(board: Leaderboard) -> str:
@@ -230,6 +261,21 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         out += [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         out += ["| " + " | ".join(_cells(r, ks, dims, wins)) + " |" for r in rows]
         out.append("")
+        checks = _state_checks(rows)
+        if checks:
+            heads = ["#", "model", "agent", *(f"{c} [95% CI]" for c in checks)]
+            out += [f"### State checks ({title})", "", "| " + " | ".join(heads) + " |"]
+            out.append("|" + "---|" * len(heads))
+            out += [
+                "| " + " | ".join([str(r.rank), r.model, r.agent, *_check_cells(r, checks)]) + " |"
+                for r in rows
+            ]
+            out += [
+                "",
+                "The share of episodes that passed each check of the world's final state and "
+                "calls (all: every one), (passed/episodes), pass^k at the largest k.",
+                "",
+            ]
     if board.reference:
         out.append(f"Win rates against `{board.reference}` (ToolEval's rules, ties half).")
     out.append("n: the episodes the pass rate counts (left out: infrastructure and judge errors).")

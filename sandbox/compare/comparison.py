@@ -11,10 +11,10 @@ model, each into its own run folder under one comparison folder::
 
 ``compare_runs`` builds the ``Comparison`` from existing run folders (``sandbox compare --runs``),
 pairing episodes by task id, under an evaluation protocol (``sandbox.eval.protocols``) and an
-optional judge: each run's pass rate, the win-rate matrix (with two runs, the second over the
-first) and McNemar per pair. Runs over different suite versions with the same task ids can be
-compared: each run is labelled against its own suite, and the comparison carries a warning that
-tool behaviour was not identical.
+optional judge: each run's pass rate (and in a world its state checks), the win-rate matrix
+(with two runs, the second over the first) and McNemar per pair. Runs over different suite
+versions with the same task ids can be compared: each run is labelled against its own suite, and
+the comparison carries a warning that tool behaviour was not identical.
 May import ``sandbox.run``, ``eval``, ``store`` and the libraries.
 """
 
@@ -45,6 +45,7 @@ from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
+from sandbox.eval.state_checks import StateChecks, state_checks
 from sandbox.eval.step_report import StepReport, step_reports
 from sandbox.eval.steps.selection import ChosenProtocol, StepSelection
 from sandbox.eval.usage import UsageTotals
@@ -71,7 +72,7 @@ COMPARISON_SCHEMA = "agent-sandbox/comparison@1"
 class StrategyResult(OmitEmpty):
     """One strategy's run, summarised. Costs are totals; ``per_episode`` divides them."""
 
-    omit_when_empty = ("step_scores",)
+    omit_when_empty = ("step_scores", "state_checks")
 
     name: str = Field(
         default="",
@@ -85,6 +86,11 @@ class StrategyResult(OmitEmpty):
     run_id: str
     episodes: int
     summary: PassSummary
+    state_checks: StateChecks | None = Field(
+        default=None,
+        description="In a world: each state check over the run's episodes, as ``sandbox eval`` "
+        "gives it (left out of the JSON elsewhere).",
+    )
     usage: UsageTotals
     step_scores: dict[str, StepReport] = Field(
         default_factory=dict,
@@ -315,6 +321,7 @@ async def _strategy(
         run_id=m.run_id,
         episodes=len(m.episodes) or len(labels),
         summary=protocol.summarise(labels, tasks, seed=seed),
+        state_checks=state_checks(labels, tasks, seed=seed),
         usage=UsageTotals.of(trajectories),
         labels=labels,
         trajectories=trajectories,

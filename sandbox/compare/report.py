@@ -10,9 +10,15 @@ from pathlib import Path
 from sandbox.compare.comparison import Comparison, StrategyResult
 from sandbox.eval.judge import judge_text
 from sandbox.eval.report import pct, rate_text, remove_plots, step_rows
+from sandbox.eval.state_checks import CheckRate, check_cell
 from sandbox.eval.stats import Interval
 
-__all__ = ["differing_tasks_markdown", "render_comparison_markdown", "write_comparison_report"]
+__all__ = [
+    "differing_tasks_markdown",
+    "render_comparison_markdown",
+    "state_check_rates",
+    "write_comparison_report",
+]
 
 COMPARISON_PLOTS = ("pass_rate.png", "cost_vs_pass.png")
 """The PNGs a comparison draws into its folder."""
@@ -22,6 +28,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     """The comparison's report, one section after the other."""
     lines = _header(comparison)
     lines += _pass_rate_section(comparison)
+    lines += _state_checks_section(comparison)
     lines += _win_rate_section(comparison)
     lines += _paired_section(comparison)
     lines += _step_scores_section(comparison)
@@ -83,6 +90,30 @@ def _group_rate(strategy: StrategyResult, group: str) -> str:
     if summary is None:
         return "-"
     return "n/a" if summary.n == 0 else f"{summary.pass_rate.value:.1%}"
+
+
+def _state_checks_section(comparison: Comparison) -> list[str]:
+    """In a world: each state check, one column per run (its rate with the interval, the
+    episodes passed, pass^k at the largest k), as each run's ``report.md`` gives it."""
+    names, rates = state_check_rates(comparison)
+    if not rates:
+        return []
+    lines = ["", "## State checks", "", "| check | " + " | ".join(names) + " |"]
+    lines.append("|---|" + "---|" * len(names))
+    for check, by_name in rates.items():
+        cells = [check_cell(by_name[n]) if n in by_name else "-" for n in names]
+        lines.append(f"| {check} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def state_check_rates(comparison: Comparison) -> tuple[list[str], dict[str, dict[str, CheckRate]]]:
+    """The runs' names and, per state check (``all`` first), each run's rate of it."""
+    names = [s.name or s.agent for s in comparison.strategies]
+    rates: dict[str, dict[str, CheckRate]] = {}
+    for name, s in zip(names, comparison.strategies, strict=True):
+        for r in s.state_checks.rates() if s.state_checks is not None else []:
+            rates.setdefault(r.check, {})[name] = r
+    return names, rates
 
 
 def _win_rate_section(comparison: Comparison) -> list[str]:

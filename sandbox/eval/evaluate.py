@@ -4,7 +4,8 @@ Reads ``runs/<id>/manifest.json`` and ``trajectories.jsonl`` (or ``.jsonl.zst``)
 at a time (``_stream``: constant memory but for the labels), labels every episode with the
 chosen protocol (``sandbox.eval.protocols``: ``default`` = rules, checks, then the judge when one
 is given; ``toolbench`` = ToolEval's), summarises the pass rate with intervals overall and per
-group, pass@k / pass^k when the run has several trials, the step-level scores with an interval on
+group, pass@k / pass^k when the run has several trials, in a world each state check over the
+episodes (``state_checks``), the step-level scores with an interval on
 each dimension, and, against a reference run, the protocol's win rate and the paired McNemar
 test. Every interval resamples tasks. ``RunScores`` is what ``scores.json`` holds;
 ``sandbox.eval.report`` writes it and the human-readable views.
@@ -38,10 +39,12 @@ from sandbox.eval.paired import paired_test
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, scoring_rule_text
 from sandbox.eval.protocol import PROTOCOLS, EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
+from sandbox.eval.state_checks import StateChecks, state_checks
 from sandbox.eval.stats import (
     PairedTest,
     mean_pass_at_k,
     mean_pass_hat_k,
+    trial_ks,
 )
 from sandbox.eval.step_report import StepReport, StepScorer
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
@@ -81,7 +84,7 @@ class InfraSummary(BaseModel):
 
 class RunScores(OmitEmpty):
     model_config = ConfigDict(populate_by_name=True)
-    omit_when_empty = ("step_protocols",)
+    omit_when_empty = ("step_protocols", "state_checks")
 
     schema_: str = Field(default=SCORES_SCHEMA, alias="schema")
     run_id: str
@@ -98,6 +101,11 @@ class RunScores(OmitEmpty):
     pass_rate: PassSummary
     pass_at_k: dict[str, float] = Field(default_factory=dict)
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    state_checks: StateChecks | None = Field(
+        default=None,
+        description="In a world: each state check over the episodes, with pass@k / pass^k "
+        "(``sandbox.eval.state_checks``; left out of the JSON elsewhere).",
+    )
     usage: UsageTotals
     price_source: str = Field(default="", description="Where the model's price came from.")
     simulator: dict[str, Any] | None = Field(
@@ -204,14 +212,10 @@ def trial_rates(labels: Sequence[EpisodeLabel]) -> tuple[dict[str, float], dict[
         n_c = counts.setdefault(lb.task_id, [0, 0])
         n_c[0] += 1
         n_c[1] += lb.label == "solved"
-    if not counts:
-        return {}, {}
-    k_max = min(n for n, _ in counts.values())
-    if k_max < 2:
-        return {}, {}
     pairs = [(n, c) for n, c in counts.values()]
-    at = {str(k): mean_pass_at_k(pairs, k) for k in range(1, k_max + 1)}
-    hat = {str(k): mean_pass_hat_k(pairs, k) for k in range(1, k_max + 1)}
+    ks = trial_ks(pairs)
+    at = {str(k): mean_pass_at_k(pairs, k) for k in ks}
+    hat = {str(k): mean_pass_hat_k(pairs, k) for k in ks}
     return at, hat
 
 
@@ -554,6 +558,7 @@ def _run_scores(
         pass_rate=proto.summarise(labels, scored.tasks, seed=scored.seed),
         pass_at_k=at_k,
         pass_hat_k=hat_k,
+        state_checks=state_checks(labels, scored.tasks, seed=scored.seed),
         usage=usage,
         price_source=str(manifest.model.get("price_source") or ""),
         simulator=simulator,

@@ -19,7 +19,9 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
      states it cannot be done (:func:`states_cannot_do`) -> solved.
 2. ``check``: the task's deterministic checks decide when it has any (all must pass); in a
    world, its state checks too (``world_results``: the final state against the gold state,
-   assertions, forbidden and required actions).
+   assertions, forbidden and required actions). A label a rule decided carries the episode's
+   state checks all the same (they do not change it): ``sandbox.eval.state_checks`` sums them
+   over every episode.
 3. ``judge``: applied by the caller (``protocol_default``) to labels that come out ``unsure``
    with method ``none``; this module stays pure.
 4. ``none``: otherwise unsure.
@@ -147,6 +149,11 @@ def _label(
     reason: str,
     checks: list[CheckResult] | None = None,
 ) -> EpisodeLabel:
+    """A label; one decided before the checks (by a rule) still carries the episode's state
+    checks in a world (``world_results``): what the agent left in the world is reported for
+    every episode, whatever decided its label."""
+    if checks is None and traj is not None:
+        checks = world_results(traj)
     return EpisodeLabel(
         task_id=task.id,
         trial=traj.trial if traj else 0,

@@ -21,6 +21,7 @@ from sandbox.eval.evaluate import RunScores
 from sandbox.eval.headline import rate_cell
 from sandbox.eval.judge import judge_text
 from sandbox.eval.pass_rate import PassSummary
+from sandbox.eval.state_checks import StateChecks
 from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
@@ -143,6 +144,7 @@ def markdown_parts(
     out = _header(scores, view_command)
     out += _pass_rate_section(scores)
     out += _trials_section(scores)
+    out += state_checks_section(scores.state_checks)
     for name, report in scores.step_protocol_reports().items():
         out += _steps_section(report, name)
     out += _usage_section(scores)
@@ -203,6 +205,52 @@ def _trials_section(scores: RunScores) -> list[str]:
     out = ["", "## Trials", "", "| k | pass@k | pass^k |", "|---:|---:|---:|"]
     for k, v in scores.pass_at_k.items():
         out.append(f"| {k} | {v:.3f} | {scores.pass_hat_k[k]:.3f} |")
+    return out
+
+
+def state_checks_section(checks: StateChecks | None) -> list[str]:
+    """``report.md``'s state checks: each check's rate and its pass@k / pass^k with intervals,
+    then the checks of each task that failed in some episode."""
+    if checks is None:
+        return []
+    ks = sorted({k for r in checks.rates() for k in r.pass_at_k}, key=int)
+    heads = ["check", "tasks", "episodes", "passed", "rate [95% CI]"]
+    heads += [f"pass@{k} [95% CI]" for k in ks] + [f"pass^{k} [95% CI]" for k in ks]
+    out = [
+        "",
+        "## State checks",
+        "",
+        "Each check of the world's final state (and of the calls carried out) over the episodes "
+        "that count, whatever decided their label; `all`: every state check of the episode held.",
+        "",
+        "| " + " | ".join(heads) + " |",
+        "|---|" + "---:|" * (len(heads) - 1),
+    ]
+    for r in checks.rates():
+        cells = [r.check, str(r.tasks), str(r.episodes), str(r.passed), pct(r.rate)]
+        cells += [pct(r.pass_at_k[k]) if k in r.pass_at_k else "-" for k in ks]
+        cells += [pct(r.pass_hat_k[k]) if k in r.pass_hat_k else "-" for k in ks]
+        out.append("| " + " | ".join(cells) + " |")
+    if checks.unjudged:
+        out.append(f"\nEpisodes without a state check (no verdict): {checks.unjudged}.")
+    if checks.diverged:
+        out.append(
+            f"\nReplays that left the recorded states (every check fails): "
+            f"{', '.join(checks.diverged)}."
+        )
+    failing = [t for t in checks.tasks if t.passed < t.episodes]
+    if failing:
+        out += [
+            "",
+            "Checks of a task that failed in some episode:",
+            "",
+            "| task | check | what | passed |",
+            "|---|---|---|---:|",
+        ]
+        out += [
+            f"| {t.task_id} | {t.check} | {_cell(t.description, 160)} | {t.passed}/{t.episodes} |"
+            for t in failing
+        ]
     return out
 
 
@@ -400,6 +448,8 @@ def print_table(scores: RunScores, console: Console) -> None:
     console.print(_pass_table(scores))
     for reason, episodes in scores.pass_rate.excluded.items():
         console.print(f"left out of the pass rate ({reason}): {len(episodes)}")
+    if scores.state_checks is not None:
+        console.print(state_checks_table(scores.state_checks))
     for name, report in scores.step_protocol_reports().items():
         steps = _steps_table(report, name)
         if steps.row_count:
@@ -437,6 +487,32 @@ def _pass_table(scores: RunScores) -> Table:
     if p.sample_rates:
         table.caption = "judge samples: " + rate_text(p)
     return table
+
+
+def state_checks_table(checks: StateChecks) -> Table:
+    """The terminal's state checks: each check's rate, and pass@k / pass^k at the largest k
+    when there are trials."""
+    ks = sorted({k for r in checks.rates() for k in r.pass_at_k}, key=int)
+    last = ks[-1:]
+    table = Table(title="State checks (the world's final state and the calls carried out)")
+    heads = ["check", "episodes", "passed", "rate [95% CI]"]
+    heads += [f"pass@{k}" for k in last] + [f"pass^{k}" for k in last]
+    for col in heads:
+        table.add_column(col, justify="left" if col == "check" else "right", no_wrap=True)
+    for r in checks.rates():
+        cells = [r.check, str(r.episodes), str(r.passed), pct(r.rate)]
+        cells += [_value(r.pass_at_k.get(k)) for k in last]
+        cells += [_value(r.pass_hat_k.get(k)) for k in last]
+        table.add_row(*cells)
+    caption = [f"{checks.unjudged} episode(s) without a state check"] if checks.unjudged else []
+    if last:
+        caption.append("report.md gives every k with its interval")
+    table.caption = "; ".join(caption) or None
+    return table
+
+
+def _value(iv: Interval | None) -> str:
+    return "-" if iv is None else f"{100 * iv.value:.1f}%"
 
 
 def _steps_table(report: StepReport, protocol: str) -> Table:

@@ -10,6 +10,8 @@ Pure functions, standard library only, so every figure is reproducible from its 
 - ``mcnemar_exact`` / ``binomial_two_sided``: the exact McNemar (sign) test on paired outcomes.
 - ``pass_at_k`` (Chen et al. 2021, "Evaluating Large Language Models Trained on Code", §2.1) and
   ``pass_hat_k`` (Yao et al. 2024, tau-bench; ``pass_hat_k`` in its ``metrics/agent_metrics.py``).
+- ``trial_ks``: the k those two are given over a run's trials (1 up to the fewest trials of any
+  task, when that is 2 or more).
 - ``population_std``: numpy's default ``std`` (ddof 0), which StableToolBench's
   ``eval_pass_rate.py`` prints as the "Std" of its per-sample pass rates.
 - ``seeded_rng``: a ``random.Random`` derived from a seed and a key, so a draw never depends on
@@ -176,6 +178,13 @@ def _check_nck(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 0 <= c <= n, got c={c}, n={n}")
     if not (1 <= k <= n):
         raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
+
+
+def trial_ks(counts: Sequence[tuple[int, int]]) -> list[int]:
+    """The k of pass@k and pass^k over per-task ``(n, c)`` counts: 1 up to the fewest trials of
+    any task, when that is 2 or more; none otherwise (one trial of a task says nothing of k)."""
+    k_max = min((n for n, _ in counts), default=0)
+    return list(range(1, k_max + 1)) if k_max >= 2 else []
 
 
 def mean_pass_at_k(counts: Sequence[tuple[int, int]], k: int) -> float:

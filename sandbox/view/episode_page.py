@@ -27,6 +27,7 @@ from sandbox.errors import SandboxError
 from sandbox.replay import StepDiff, compare_trajectories
 from sandbox.store import EpisodeIndex, EpisodeKey
 from sandbox.view.catalog import RunEntry
+from sandbox.view.state_diff import WorldCall
 
 __all__ = ["Divergence", "EpisodePage", "NodeMarks", "divergence", "first_difference", "node_marks"]
 
@@ -72,6 +73,12 @@ class EpisodePage(BaseModel):
     trajectory: dict[str, Any]
     marks: list[NodeMarks]
     divergence: Divergence | None = None
+    world_calls: list[WorldCall] = Field(
+        default_factory=list,
+        description="In a world: each call that reached it, the state after it and the records "
+        "it changed (``sandbox.view.state_diff``); the final-vs-gold diff and the checks are "
+        "the trajectory's ``world``.",
+    )
     previous: EpisodeKey | None = None
     next: EpisodeKey | None = None
 

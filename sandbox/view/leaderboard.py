@@ -20,6 +20,9 @@ protocol and the judge: runs scored under different protocols or judges are diff
   task with the reference gets none, with a warning; when no row shares a task with it,
   ``build_leaderboard`` refuses (``ConfigError``). Rows of another suite version get none
   either, and a warning names both fingerprints.
+- ``state_checks`` (a world suite's rows): each state check's rate with its interval and
+  pass@k / pass^k, ``all`` first: a single run's own (``scores.json``), several pooled under the
+  same rule (``sandbox.view.pooling``).
 - ``cost_usd``, ``tokens``, ``model_calls``, ``tool_calls``: means per episode (trajectory).
 - ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count,
   of every step protocol a run was scored with: the default step protocol's measures and those
@@ -45,6 +48,7 @@ from pydantic import BaseModel, Field
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.headline import Headline
 from sandbox.eval.pass_rate import EpisodeLabel
+from sandbox.eval.state_checks import CheckRate
 from sandbox.eval.stats import Interval
 from sandbox.eval.step_report import StepReport
 from sandbox.eval.steps.dimensions import (
@@ -56,7 +60,14 @@ from sandbox.eval.steps.dimensions import (
 from sandbox.eval.win_rate import PairOutcome, compare_episode, episode_facts, summarise_wins
 from sandbox.store import EpisodeKey, read_trajectories
 from sandbox.view.catalog import RunRecord
-from sandbox.view.pooling import Pool, distinct_samples, judge_label, pool_headline, run_seed
+from sandbox.view.pooling import (
+    Pool,
+    distinct_samples,
+    judge_label,
+    pool_headline,
+    pool_state_checks,
+    run_seed,
+)
 
 __all__ = ["Leaderboard", "LeaderboardRow", "SkippedRun", "build_leaderboard"]
 
@@ -94,6 +105,10 @@ class LeaderboardRow(BaseModel):
     headline: Headline | None = Field(default=None, description="The pass rate as shown.")
     pass_at_k: dict[str, float] = Field(default_factory=dict)
     pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    state_checks: list[CheckRate] = Field(
+        default_factory=list,
+        description="In a world: each state check ('all' first) as sandbox eval gives it.",
+    )
     is_reference: bool = False
     shared_tasks: int | None = Field(
         default=None, description="Tasks this row shares with the reference run."
@@ -217,6 +232,7 @@ def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, Pool]:
         headline=head,
         pass_at_k=at_k,
         pass_hat_k=hat_k,
+        state_checks=pool_state_checks(pool),
         cost_usd=sum(u.cost for u in usage) / trajectories,
         tokens=sum(u.tokens for u in usage) / trajectories,
         model_calls=sum(u.model_calls for u in usage) / trajectories,

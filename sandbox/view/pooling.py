@@ -7,7 +7,8 @@ from the newest, the labels of samples no newer run of the row holds: an identic
 a single run held whole shows its own ``scores.json`` figure, as ``sandbox eval`` prints it;
 several are pooled under the same rule (the labels that count, ``pass_rate.counts``; the mean
 score with the task-clustered bootstrap interval, ``pass_rate.rate_summary``), with pass@k and
-pass^k over the distinct samples. May import ``sandbox.eval`` and ``sandbox.view.catalog``.
+pass^k over the distinct samples. ``pool_state_checks`` gives the row's state checks in a world
+the same way. May import ``sandbox.eval`` and ``sandbox.view.catalog``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ from dataclasses import dataclass
 from sandbox.eval.evaluate import trial_rates
 from sandbox.eval.headline import Headline, headline
 from sandbox.eval.pass_rate import EpisodeLabel, counts, rate_summary
+from sandbox.eval.state_checks import CheckRate, state_checks
 from sandbox.view.catalog import RunRecord
 
-__all__ = ["Pool", "distinct_samples", "judge_label", "pool_headline", "run_seed"]
+__all__ = [
+    "Pool",
+    "distinct_samples",
+    "judge_label",
+    "pool_headline",
+    "pool_state_checks",
+    "run_seed",
+]
 
 
 @dataclass
@@ -89,3 +98,15 @@ def pool_headline(pool: Pool) -> tuple[Headline, dict[str, float], dict[str, flo
     rate = rate_summary(counted, seeds.pop() if len(seeds) == 1 else 0)
     at_k, hat_k = trial_rates(counted)
     return headline(rate, excluded=dict(sorted(excluded.items()))), at_k, hat_k
+
+
+def pool_state_checks(pool: Pool) -> list[CheckRate]:
+    """The row's state checks (``all`` first; none outside a world): a whole single run's
+    own, else the same sums over the pooled labels (``sandbox.eval.state_checks``)."""
+    whole = pool.whole_run()
+    if whole is not None and whole.scores is not None:
+        own = whole.scores.state_checks
+        return own.rates() if own is not None else []
+    seeds = {run_seed(r) for r, _ in pool.runs}
+    pooled = state_checks(pool.labels, seed=seeds.pop() if len(seeds) == 1 else 0)
+    return pooled.rates() if pooled is not None else []

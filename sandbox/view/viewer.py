@@ -17,6 +17,7 @@ from sandbox.view.episode_page import EpisodePage, divergence, node_marks
 from sandbox.view.leaderboard import Leaderboard, build_leaderboard
 from sandbox.view.run_page import PLOTS, EpisodeRow, RunPage, RunState, SuiteTasks
 from sandbox.view.side_by_side import ComparePage, compare_page
+from sandbox.view.state_diff import world_calls
 
 __all__ = ["BadRequest", "NotFound", "Viewer"]
 
@@ -91,6 +92,7 @@ class Viewer:
             divergence=divergence(replay_of, state.record.path, self.root, traj)
             if replay_of
             else None,
+            world_calls=world_calls(traj),
             previous=keys[at - 1] if at > 0 else None,
             next=keys[at + 1] if at + 1 < len(keys) else None,
         )

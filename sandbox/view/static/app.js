@@ -360,6 +360,7 @@ function scoresSection(page) {
       )
     );
   }
+  if (s.state_checks) parts.push(stateChecksTable(s.state_checks));
   if (s.reference) {
     const w = s.reference.win;
     parts.push(
@@ -383,6 +384,49 @@ function scoresSection(page) {
   );
   if ((s.notes || []).length) parts.push(h("ul", { class: "notes" }, s.notes.map((n) => h("li", {}, n))));
   return h("section", { id: "scores" }, parts);
+}
+
+function stateChecksTable(sc) {
+  // A world's state checks (scores.json's state_checks): each check's rate with its interval,
+  // and pass@k / pass^k with theirs; then each check of each task in a closed details element.
+  const rates = [sc.all].concat(sc.checks);
+  const ks = [...new Set(rates.flatMap((r) => Object.keys(r.pass_at_k)))].sort((a, b) => a - b);
+  const heads = ["check", "episodes", "passed", "rate [95% CI]"].concat(ks.flatMap((k) => [`pass@${k}`, `pass^${k}`]));
+  const ivCell = (iv, name) =>
+    iv ? h("td", { class: "num", "data-col": name }, iv.n === 0 ? "n/a" : [pct(iv.value), h("div", { class: "muted small" }, `[${pct(iv.low)}, ${pct(iv.high)}]`)]) : h("td", { class: "num" }, "–");
+  const rows = rates.map((r) =>
+    h(
+      "tr",
+      { class: "state-check", "data-check": r.check },
+      h("td", {}, r.check),
+      h("td", { class: "num" }, r.episodes),
+      h("td", { class: "num" }, r.passed),
+      h("td", { class: "num", "data-col": "rate" }, interval(r.rate)),
+      ks.map((k) => [ivCell(r.pass_at_k[k], "pass@" + k), ivCell(r.pass_hat_k[k], "pass^" + k)])
+    )
+  );
+  const notes = [];
+  if (sc.unjudged) notes.push(`${sc.unjudged} episode(s) without a state check (no step reached the world).`);
+  if (sc.diverged.length) notes.push(`Replays that left the recorded states: ${sc.diverged.join(", ")}.`);
+  const tasks = sc.tasks.map((t) =>
+    h(
+      "tr",
+      { class: "task-check" + (t.passed < t.episodes ? " failing" : ""), "data-task": t.task_id },
+      h("td", {}, t.task_id),
+      h("td", {}, t.check),
+      h("td", {}, t.description),
+      h("td", { class: "num" }, `${t.passed} / ${t.episodes}`)
+    )
+  );
+  return h(
+    "div",
+    { id: "state-checks" },
+    h("h3", {}, "State checks"),
+    h("p", { class: "muted small" }, "Each check of the world's final state and of the calls carried out, over the episodes that count whatever decided their label; all: every state check of the episode held. Intervals: 95% bootstrap over tasks."),
+    h("div", { class: "table-scroll" }, table(heads, rows, { class: "grid", id: "state-check-table" })),
+    notes.map((n) => h("p", { class: "muted small" }, n)),
+    tasks.length ? h("details", { id: "task-checks" }, h("summary", {}, `each check of each task (${tasks.length})`), table(["task", "check", "what", "passed"], tasks, { class: "grid" })) : null
+  );
 }
 
 const FILTERS = [
@@ -540,6 +584,7 @@ const PROVENANCE = [
   [/^nearest$/, "nearest"],
   [/^upstream$/, "upstream"],
   [/^fault:/, "fault"],
+  [/^world$/, "world"],
 ];
 
 function provenanceBadge(obs) {
@@ -559,6 +604,36 @@ function prettyJson(text) {
   }
 }
 
+function fieldText(f) {
+  // One field of a changed record: "balance 50 → 150"; absent values as "∅".
+  const v = (x) => (x === null ? "∅" : x);
+  return `${f.path || "(record)"} ${v(f.before)} → ${v(f.after)}`;
+}
+
+function worldCallBox(wc) {
+  // What a world call did: the state hash after it and each record it changed, before → after.
+  if (!wc) return null;
+  const records = wc.changes.map((c) =>
+    h(
+      "li",
+      { class: "record-change " + c.change, "data-record": `${c.collection}/${c.id}` },
+      h("code", {}, `${c.collection} ${c.id}`),
+      " ",
+      badge(c.change, "change-" + c.change),
+      c.change === "deleted"
+        ? null
+        : h("ul", { class: "fields" }, c.fields.map((f) => h("li", {}, c.change === "created" ? `${f.path || "(record)"} ${f.after}` : fieldText(f))))
+    )
+  );
+  return h(
+    "div",
+    { class: "world-call", "data-state": wc.state },
+    h("span", { class: "muted small" }, "state after "),
+    h("code", { class: "state-hash", title: wc.state }, wc.state.slice(0, 12)),
+    wc.changes.length ? h("ul", { class: "changes" }, records) : h("span", { class: "muted small" }, " · no record changed")
+  );
+}
+
 function nodeCard(node, marks, opts) {
   const m = marks || {};
   const flags = [
@@ -574,13 +649,14 @@ function nodeCard(node, marks, opts) {
     h("div", { class: "node-head" }, h("strong", {}, `Step ${node.id}`), ` ${node.kind}`, node.parent !== null ? h("span", { class: "muted" }, ` · parent ${node.parent}`) : h("span", { class: "muted" }, " · root"), ` · depth ${node.depth} `, flags),
     node.diversity_prompt ? h("details", {}, h("summary", {}, "diversity prompt"), h("pre", {}, node.diversity_prompt)) : null,
     node.content ? h("div", { class: "thought" }, h("span", { class: "muted" }, "Thought: "), node.content) : null,
-    node.calls.map((c) =>
+    node.calls.map((c, i) =>
       h(
         "div",
         { class: "call" },
         h("div", {}, h("code", { class: "fn" }, c.name), " ", provenanceBadge(c.observation), c.observation && !c.observation.ok ? badge("failed", "failed") : null),
         h("pre", { class: "args" }, prettyJson(c.arguments)),
-        c.observation ? h("pre", { class: "observation" }, prettyJson(c.observation.content)) : null
+        c.observation ? h("pre", { class: "observation" }, prettyJson(c.observation.content)) : null,
+        worldCallBox(opts && opts.world ? opts.world.get(`${node.id}/${i}`) : null)
       )
     ),
     node.finish
@@ -669,6 +745,7 @@ function renderEpisode(ep) {
   const t = ep.trajectory;
   const key = ep.run.key;
   const marks = new Map(ep.marks.map((m) => [m.id, m]));
+  const world = new Map((ep.world_calls || []).map((w) => [`${w.node}/${w.call}`, w]));
   const diverged = ep.divergence && ep.divergence.first_diff ? ep.divergence.first_diff.node : null;
   const detail = h("div", { id: "node-detail", class: "node-detail" });
   const pick = (id) => {
@@ -677,7 +754,7 @@ function renderEpisode(ep) {
     document.querySelectorAll(".tree-node.selected").forEach((e) => e.classList.remove("selected"));
     const g = document.getElementById("tree-node-" + id);
     if (g) g.classList.add("selected");
-    detail.replaceChildren(nodeCard(node, marks.get(id), { diverged: diverged === id }));
+    detail.replaceChildren(nodeCard(node, marks.get(id), { diverged: diverged === id, world }));
   };
   const task = ep.task;
   const query = task ? task.query : (t.prompt.filter((m) => m.role === "user").pop() || {}).content || "";
@@ -685,7 +762,7 @@ function renderEpisode(ep) {
   const chains = new Set(ep.marks.map((m) => m.chain)).size;
   const steps = t.nodes.map((n) => {
     const m = marks.get(n.id);
-    return [chains > 1 && (n.parent === null) ? h("h3", {}, `Chain ${m.chain + 1}`) : null, nodeCard(n, m, { id: "step-" + n.id, diverged: diverged === n.id })];
+    return [chains > 1 && (n.parent === null) ? h("h3", {}, `Chain ${m.chain + 1}`) : null, nodeCard(n, m, { id: "step-" + n.id, diverged: diverged === n.id, world })];
   });
   const nav = [
     h("a", { href: href.index() }, "Runs"),
@@ -746,10 +823,50 @@ function renderEpisode(ep) {
       legend(),
       h("div", { class: "tree-wrap" }, h("div", { class: "tree-scroll" }, treeSvg(t, ep.marks, pick, diverged)), detail)
     ),
-    h("section", { id: "steps" }, h("h2", {}, "Steps in expansion order"), steps)
+    h("section", { id: "steps" }, h("h2", {}, "Steps in expansion order"), steps),
+    worldSection(t.world)
   );
   const start = diverged !== null ? diverged : t.chosen_path.length ? t.chosen_path[t.chosen_path.length - 1] : t.nodes.length ? t.nodes[t.nodes.length - 1].id : null;
   if (start !== null) pick(start);
+}
+
+function diffValue(v) {
+  return v === "<absent>" ? "∅" : JSON.stringify(v);
+}
+
+function worldSection(w) {
+  // The state checks as the run recorded them: the hashes, the final state against the gold
+  // state (collateral / missed / wrong, path by path) and each check with its detail.
+  if (!w) return null;
+  const hash = (name, v) => [name + " ", v ? h("code", { title: v }, v.slice(0, 12)) : "–"];
+  const parts = [
+    h("h2", {}, "World state"),
+    h("p", { class: "meta", id: "world-hashes" }, hash("initial", w.initial), " · ", hash("final", w.final), " · ", hash("gold", w.gold), w.gold && w.final === w.gold ? [" ", badge("final = gold", "label-solved")] : null),
+  ];
+  if (w.divergence) parts.push(h("p", { class: "error", id: "world-divergence" }, "Replay diverged: " + w.divergence));
+  const diff = w.diff || {};
+  const entries = ["collateral", "missed", "wrong"].flatMap((kind) => (diff[kind] || []).map((e) => [kind, e]));
+  if (entries.length) {
+    parts.push(
+      h("h3", {}, "Final state against the gold state"),
+      h("p", { class: "muted small" }, "collateral: the agent changed it, the gold did not · missed: the gold changed it, the agent did not · wrong: both changed it, differently; ∅: absent"),
+      table(
+        ["", "path", "initial", "final", "gold"],
+        entries.map(([kind, e]) =>
+          h("tr", { class: "gold-diff " + kind, "data-kind": kind, "data-path": e.path }, h("td", {}, badge(kind, "diff-" + kind)), h("td", {}, h("code", {}, e.path)), h("td", {}, diffValue(e.initial)), h("td", {}, diffValue(e.final)), h("td", {}, diffValue(e.gold)))
+        ),
+        { class: "grid", id: "gold-diff" }
+      )
+    );
+  }
+  const checks = w.checks || [];
+  parts.push(
+    h("h3", {}, "State checks"),
+    checks.length
+      ? h("ul", { class: "checks", id: "world-checks" }, checks.map((c) => h("li", { class: c.passed ? "pass" : "fail", "data-check": c.kind }, `${c.passed ? "✓" : "✗"} ${c.kind}: ${c.detail}`)))
+      : h("p", { class: "muted" }, "This task has no state check.")
+  );
+  return h("section", { id: "world" }, parts);
 }
 
 async function pageEpisode() {
@@ -829,6 +946,41 @@ async function pageCompare() {
 
 // -- leaderboard --------------------------------------------------------------------------------
 
+function checkCell(c) {
+  // A state check as every table shows it (sandbox.eval.state_checks.check_cell): its rate
+  // with the interval (passed/episodes), then pass^k at the largest k on a line of its own.
+  const ks = Object.keys(c.pass_hat_k).map(Number);
+  const k = ks.length ? Math.max(...ks) : null;
+  return [
+    h("span", { class: "check-rate" }, `${interval(c.rate)} (${c.passed}/${c.episodes})`),
+    k === null ? null : h("div", { class: "muted small check-hat" }, `pass^${k} ${pct(c.pass_hat_k[k].value)}`),
+  ];
+}
+
+function stateBoard(rows) {
+  // A world suite's rows again, with their state checks (none outside a world).
+  const checks = [...new Set(rows.flatMap((r) => (r.state_checks || []).map((c) => c.check)))];
+  if (!checks.length) return null;
+  const body = rows.map((r) =>
+    h(
+      "tr",
+      { class: "state-board-row" },
+      h("td", { class: "num" }, r.rank),
+      h("td", {}, r.model),
+      h("td", {}, r.agent),
+      checks.map((name) => {
+        const c = (r.state_checks || []).find((x) => x.check === name);
+        return h("td", { class: "num", "data-check": name }, c ? checkCell(c) : "–");
+      })
+    )
+  );
+  return [
+    h("h3", {}, "State checks"),
+    h("p", { class: "muted small" }, "The share of episodes that passed each check of the world's final state and calls (all: every one) [95% CI] (passed/episodes); pass^k at the largest k."),
+    h("div", { class: "table-scroll" }, table(["#", "model", "agent"].concat(checks), body, { class: "grid state-board" })),
+  ];
+}
+
 function renderLeaderboard(board, runs) {
   const parts = [h("h1", {}, "Leaderboard")];
   if (!STATIC) {
@@ -888,7 +1040,8 @@ function renderLeaderboard(board, runs) {
     const [name, fp] = [rows[0].suite, rows[0].suite_fingerprint];
     parts.push(
       h("h2", {}, `Suite ${name}`, h("span", { class: "muted small" }, ` ${fp.replace("sha256:", "").slice(0, 12)}`)),
-      h("div", { class: "table-scroll" }, table(heads, body, { class: "grid leaderboard" }))
+      h("div", { class: "table-scroll" }, table(heads, body, { class: "grid leaderboard" })),
+      stateBoard(rows)
     );
   }
   if (!board.rows.length) parts.push(h("p", { id: "no-rows" }, "No scored runs yet."));
