@@ -183,7 +183,9 @@ def _check_nck(n: int, c: int, k: int) -> None:
 def trial_ks(counts: Sequence[tuple[int, int]]) -> list[int]:
     """The k of pass@k and pass^k over per-task ``(n, c)`` counts: 1 up to the fewest trials of
     any task, when that is 2 or more; none otherwise (one trial of a task says nothing of k)."""
-    k_max = min((n for n, _ in counts), default=0)
+    if not counts:
+        return []
+    k_max = min(n for n, _ in counts)
     return list(range(1, k_max + 1)) if k_max >= 2 else []
 
 

@@ -73,6 +73,8 @@ def record_change(change: dict[str, Any]) -> RecordChange:
         was, now = old.get(path, _ABSENT), new.get(path, _ABSENT)
         if was is not _ABSENT and now is not _ABSENT and _same(was, now):
             continue
+        if _filled(path, was, new) or _filled(path, now, old):
+            continue
         fields.append(
             FieldChange(
                 path=path,
@@ -86,6 +88,15 @@ def record_change(change: dict[str, Any]) -> RecordChange:
         change=kind,
         fields=fields,
     )
+
+
+def _filled(path: str, value: Any, other: dict[str, Any]) -> bool:
+    """An empty object or list (a leaf of its own) that the other side fills: its fields are
+    the change (``items: {}`` becoming ``items.a: 1`` shows as ``items.a``)."""
+    if value in ({}, []) and type(value) in (dict, list):
+        inside = f"{path}." if path else ""
+        return any(p.startswith(inside) and p != path for p in other)
+    return False
 
 
 def _same(a: Any, b: Any) -> bool:

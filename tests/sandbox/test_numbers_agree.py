@@ -329,3 +329,113 @@ def test_after_make_compare_every_command_shows_each_runs_eval_figure(
         assert viewed["headline"] == row["headline"] == head
         assert (head["pass_rate"], head["n"]) == (pytest.approx(line["pass_rate"]), line["n"])
         assert [head["low"], head["high"]] == pytest.approx(line["pass_rate_ci"])
+
+
+TINYWORLD = ROOT / "tests" / "fixtures" / "suites" / "tinyworld"
+
+
+def _figures(rate: dict) -> tuple[float, ...]:
+    """A state check's figures as scores.json, comparison.json, the leaderboard and the viewer
+    hold them (a ``CheckRate``), flat: episodes, passed, the rate and its interval, then each
+    k's pass@k and pass^k with theirs."""
+    out = [rate["episodes"], rate["passed"]]
+    for iv in [rate["rate"]] + [
+        r[k] for k in sorted(rate["pass_at_k"]) for r in (rate["pass_at_k"], rate["pass_hat_k"])
+    ]:
+        out += [iv["value"], iv["low"], iv["high"]]
+    return tuple(out)
+
+
+def _same_figures(got: list[dict], expected: dict[str, tuple[float, ...]]) -> None:
+    assert [r["check"] for r in got] == list(expected)
+    for r in got:
+        assert _figures(r) == pytest.approx(expected[r["check"]], abs=1e-6)  # scores.json: 6 places
+
+
+def test_every_command_shows_each_state_check_as_eval_computes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35 item 10: in a world, ``sandbox eval`` (scores.json, report.md, --json),
+    ``sandbox compare`` (comparison.json, its report, --json), the leaderboard (--json, --md)
+    and the viewer (run page, leaderboard) give each state check the same figures: how many
+    episodes passed it, its rate with the interval, pass@k and pass^k with theirs."""
+    runs = tmp_path / "runs"
+    argv = ["compare", "--agents", "react,dfsdt", "--suite", str(TINYWORLD), "--trials", "3"]
+    argv += ["--model", "noisy-reference:0.5", "--seed", "0", "--out", str(runs), "--no-plots"]
+    compared_line = _json(capsys, [*argv, "--json"])
+    assert isinstance(compared_line, dict)
+    (comparison_file,) = runs.rglob("comparison.json")
+    comparison = json.loads(comparison_file.read_text())
+    compare_report = (comparison_file.parent / "report.md").read_text()
+    board = _json(capsys, ["leaderboard", "--runs-dir", str(runs), "--json"])
+    assert isinstance(board, list) and len(board) == 2
+    assert main(["leaderboard", "--runs-dir", str(runs), "--md"]) == 0
+    board_md = capsys.readouterr().out
+    client = TestClient(create_app(runs))
+    shown_board = client.get("/api/leaderboard").json()["rows"]
+    seen_passed = set()
+    for strategy in comparison["strategies"]:
+        folder = Path(strategy["run"])
+        line = _json(capsys, ["eval", str(folder), "--json", "--no-plots"])
+        assert isinstance(line, dict)
+        scores = json.loads((folder / "scores.json").read_text())
+        checks = scores["state_checks"]
+        rates = [checks["all"], *checks["checks"]]
+        assert [r["check"] for r in rates] == [
+            "all",
+            "gold",
+            "assert",
+            "forbid_state",
+            "forbid_action",
+        ]
+        assert all(r["episodes"] == 9 for r in rates[:2]) and set(rates[0]["pass_at_k"]) == {
+            "1",
+            "2",
+            "3",
+        }
+        expected = {r["check"]: _figures(r) for r in rates}
+        seen_passed.add(checks["all"]["passed"])
+        # eval --json
+        assert {c: (v["episodes"], v["passed"]) for c, v in line["state_checks"].items()} == {
+            c: f[:2] for c, f in expected.items()
+        }
+        for c, v in line["state_checks"].items():
+            assert (v["rate"], *v["rate_ci"]) == pytest.approx(expected[c][2:5])
+            hats = [
+                rate["pass_hat_k"][k]["value"]
+                for rate in rates
+                if rate["check"] == c
+                for k in "123"
+            ]
+            assert [v["pass_hat_k"][k] for k in "123"] == pytest.approx(hats)
+        # sandbox compare: comparison.json, its --json line, its report
+        by_compare = strategy["state_checks"]
+        _same_figures([by_compare["all"], *by_compare["checks"]], expected)
+        assert by_compare["tasks"] == checks["tasks"]
+        name = strategy["name"]
+        for c, v in compared_line["state_checks"][name].items():
+            assert (v["episodes"], v["passed"]) == expected[c][:2]
+        # the leaderboard, as --json, --md and in the viewer
+        (row,) = [r for r in board if r["runs"] == [str(folder)]]
+        _same_figures(row["state_checks"], expected)
+        (viewed,) = [r for r in shown_board if r["runs"] == [str(folder)]]
+        assert viewed["state_checks"] == row["state_checks"]
+        # the viewer's run page
+        key = folder.relative_to(runs).as_posix()
+        page = client.get(f"/api/runs/{key}").json()
+        assert page["scores"]["state_checks"] == checks
+        # report.md (eval's) and the compare report and leaderboard --md: the same cells
+        report = (folder / "report.md").read_text()
+        for r in rates:
+            iv = r["rate"]
+            cell = f"{100 * iv['value']:.1f}% [{100 * iv['low']:.1f}, {100 * iv['high']:.1f}]"
+            hat = r["pass_hat_k"]["3"]["value"]
+            assert (
+                f"| {r['check']} | {r['tasks']} | {r['episodes']} | {r['passed']} | {cell} |"
+                in (report)
+            )
+            assert f"{cell} ({r['passed']}/{r['episodes']}); pass^3 {100 * hat:.1f}%" in (
+                compare_report
+            )
+            assert f"{cell} ({r['passed']}/{r['episodes']}); pass^3 {100 * hat:.1f}%" in board_md
+    assert len(seen_passed) == 2  # the two strategies differ: nothing above compared equal zeros

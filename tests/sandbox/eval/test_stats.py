@@ -15,6 +15,7 @@ from sandbox.eval.stats import (
     pass_hat_k,
     population_std,
     seeded_rng,
+    trial_ks,
 )
 
 
@@ -104,3 +105,10 @@ def test_population_std_and_seeded_rng() -> None:
     assert population_std([1.0]) == 0.0
     assert seeded_rng(3, "t1", 0).random() == seeded_rng(3, "t1", 0).random()
     assert seeded_rng(3, "t1", 0).random() != seeded_rng(3, "t1", 1).random()
+
+
+def test_trial_ks_go_up_to_the_fewest_trials_of_any_task_from_two() -> None:
+    assert trial_ks([]) == []
+    assert trial_ks([(1, 1), (5, 2)]) == []  # one trial of a task says nothing of k
+    assert trial_ks([(2, 1), (3, 0)]) == [1, 2]
+    assert trial_ks([(4, 4), (3, 1), (5, 0)]) == [1, 2, 3]

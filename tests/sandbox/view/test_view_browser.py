@@ -2,7 +2,8 @@
 by uvicorn on 127.0.0.1 and against a static export opened from the file system.
 
 Each test opens pages of runs made in the test, checks what a user sees (the rows, the tree's
-nodes, a node's observation after a click, the final answer, the runs side by side), that the
+nodes, a node's observation after a click, the final answer, the runs side by side; in a world,
+the state checks, each call's changes and the final state against the gold one), that the
 page logged no console error, and saves a screenshot in its tmp dir. They skip, saying why, when
 Playwright (the ``browser`` extra) or Chromium is missing; ``.ci/run`` installs both.
 """
@@ -272,3 +273,164 @@ def test_a_static_export_opens_from_the_file_system(
         other = Page(browser)
         other.open((out / name).as_uri(), "table.grid")
         other.done(tmp_path / f"export-{name}.png")
+
+
+# -- a world: state checks, each call's changes, the final state against the gold state --------
+
+TINYWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "suites" / "tinyworld"
+
+
+@pytest.fixture(scope="module")
+def world_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, Path]]:
+    """DFSDT and ReAct with noisy-reference:0.5 on the tiny world, three trials each."""
+    from sandbox.run import run_suite
+    from sandbox.store import RunConfig
+
+    root = tmp_path_factory.mktemp("world") / "runs"
+    for agent in ("dfsdt", "react"):
+        config = RunConfig(
+            suite=str(TINYWORLD),
+            agent=agent,
+            model="noisy-reference:0.5",
+            trials=3,
+            out=str(root),
+            run_id=f"world-{agent}",
+        )
+        run_suite(config, show_progress=False, plots=False)
+    server = Served(root)
+    yield server, root
+    server.close()
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _shown(iv: dict) -> str:
+    """An interval as the page's ``interval`` writes it."""
+    return f"{100 * iv['value']:.1f}% [{100 * iv['low']:.1f}%, {100 * iv['high']:.1f}%]"
+
+
+def test_a_world_run_page_lists_its_state_checks(
+    world_runs: tuple[Served, Path], tab: Page, tmp_path: Path
+) -> None:
+    served, root = world_runs
+    scores = json.loads((root / "world-dfsdt" / "scores.json").read_text())["state_checks"]
+    page = tab.open(f"{served.url}/runs/world-dfsdt", "#state-check-table tr.state-check")
+    rows = page.locator("#state-check-table tr.state-check")
+    rates = [scores["all"], *scores["checks"]]
+    assert rows.evaluate_all("rs => rs.map(r => r.dataset.check)") == [r["check"] for r in rates]
+    for r in rates:
+        row = page.locator(f'#state-check-table tr[data-check="{r["check"]}"]')
+        cells = row.locator("td").all_inner_texts()
+        assert cells[1:4] == [str(r["episodes"]), str(r["passed"]), _shown(r["rate"])]
+        hat = " ".join(row.locator('td[data-col="pass^3"]').inner_text().split())
+        assert hat == _shown(r["pass_hat_k"]["3"])  # the value, the interval under it
+    page.click("#task-checks summary")
+    tasks = page.locator("#task-checks tr.task-check")
+    assert tasks.count() == len(scores["tasks"]) >= 3
+    failing = [t for t in scores["tasks"] if t["passed"] < t["episodes"]]
+    assert page.locator("#task-checks tr.task-check.failing").count() == len(failing) >= 1
+    tab.done(tmp_path / "world-run.png")
+
+
+def _diff_value(value: object) -> str:
+    """A value of the final-vs-gold diff as the page shows it (``∅``: absent)."""
+    return "∅" if value == "<absent>" else json.dumps(value)
+
+
+def _pruned_write(trajs: list[dict]) -> tuple[dict, dict, int, dict]:
+    """An episode with a write on an abandoned branch: the trajectory, the node, the call's
+    place and the call."""
+    for t in trajs:
+        for n in t["nodes"]:
+            if n["id"] in t["chosen_path"]:
+                continue
+            for i, c in enumerate(n["calls"]):
+                if (c.get("observation") or {}).get("changes"):
+                    return t, n, i, c
+    raise AssertionError("no DFSDT episode of the seeded run wrote on an abandoned branch")
+
+
+def test_a_world_episode_shows_each_calls_changes_and_the_final_state_against_gold(
+    world_runs: tuple[Served, Path], tab: Page, tmp_path: Path
+) -> None:
+    served, root = world_runs
+    trajs = _lines(root / "world-dfsdt" / "trajectories.jsonl")
+    traj, node, at, call = _pruned_write(trajs)
+    url = f"{served.url}/runs/world-dfsdt/episodes/{traj['scenario_id']}/{traj['trial']}"
+    page = tab.open(url, "#world")
+    state = call["observation"]["state"]
+    box = page.locator(f"#step-{node['id']} .world-call").nth(
+        sum(1 for c in node["calls"][:at] if (c.get("observation") or {}).get("state"))
+    )
+    assert box.get_attribute("data-state") == state
+    # a world call's answer comes from the world (before: badged as an error)
+    assert page.locator(f"#step-{node['id']} .call .badge.prov-world").count() >= 1
+    assert box.locator(".state-hash").inner_text() == state[:12]
+    records = box.locator("li.record-change")
+    assert records.evaluate_all("rs => rs.map(r => r.dataset.record)") == [
+        f"{c['collection']}/{c['id']}" for c in call["observation"]["changes"]
+    ]
+    changed = next(
+        c for c in call["observation"]["changes"] if c["before"] is not None and c["after"]
+    )
+    field = next(k for k in changed["after"] if changed["before"].get(k) != changed["after"][k])
+    text = box.locator(f'li[data-record="{changed["collection"]}/{changed["id"]}"]').inner_text()
+    before, after = (json.dumps(changed[side][field]) for side in ("before", "after"))
+    assert f"{field} {before} → {after}" in text
+    # every call that reached the world has its box, in the steps and in the tree's panel
+    reached = sum(
+        1 for n in traj["nodes"] for c in n["calls"] if (c.get("observation") or {}).get("state")
+    )
+    assert page.locator("#steps .world-call").count() == reached
+    page.click(f"#tree-node-{node['id']}")
+    assert page.locator("#node-detail .world-call").count() >= 1
+    # the end: the hashes and each check as the trajectory recorded them
+    world = traj["world"]
+    assert world["final"][:12] in page.inner_text("#world-hashes")
+    checks = page.locator("#world-checks li")
+    assert checks.all_inner_texts() == [
+        f"{'✓' if c['passed'] else '✗'} {c['kind']}: {c['detail']}" for c in world["checks"]
+    ]
+    tab.done(tmp_path / "world-episode.png")
+
+    # an episode whose final state is not the gold one: its diff, path by path
+    failed = next(t for t in trajs if (t.get("world") or {}).get("diff"))
+    tab2 = Page(tab.page.context)
+    url = f"{served.url}/runs/world-dfsdt/episodes/{failed['scenario_id']}/{failed['trial']}"
+    page = tab2.open(url, "#gold-diff")
+    diff = failed["world"]["diff"]
+    expected = [(kind, e["path"]) for kind in ("collateral", "missed", "wrong") for e in diff[kind]]
+    rows = page.locator("#gold-diff tr.gold-diff")
+    assert rows.evaluate_all("rs => rs.map(r => [r.dataset.kind, r.dataset.path])") == [
+        list(e) for e in expected
+    ]
+    first_kind, first = next((k, e) for k in ("collateral", "missed", "wrong") for e in diff[k])
+    cells = rows.first.locator("td").all_inner_texts()
+    assert cells == [
+        first_kind,
+        first["path"],
+        _diff_value(first["initial"]),
+        _diff_value(first["final"]),
+        _diff_value(first["gold"]),
+    ]
+    tab2.done(tmp_path / "world-diff.png")
+
+
+def test_the_leaderboard_of_a_world_suite_has_its_state_checks(
+    world_runs: tuple[Served, Path], tab: Page, tmp_path: Path
+) -> None:
+    served, root = world_runs
+    page = tab.open(f"{served.url}/leaderboard", "table.state-board tr.state-board-row")
+    rows = page.locator("table.state-board tr.state-board-row")
+    assert rows.count() == 2
+    ranked = page.locator("tr.board-row td:nth-child(3)").all_inner_texts()
+    for place, agent in enumerate(ranked):
+        checks = json.loads((root / f"world-{agent}" / "scores.json").read_text())["state_checks"]
+        row = rows.nth(place)
+        for r in [checks["all"], *checks["checks"]]:
+            cell = row.locator(f'td[data-check="{r["check"]}"]').inner_text()
+            assert cell.startswith(f"{_shown(r['rate'])} ({r['passed']}/{r['episodes']})")
+            assert f"pass^3 {100 * r['pass_hat_k']['3']['value']:.1f}%" in cell
+    tab.done(tmp_path / "world-leaderboard.png")
