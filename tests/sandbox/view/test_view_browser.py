@@ -287,7 +287,8 @@ def world_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serve
     from sandbox.store import RunConfig
 
     root = tmp_path_factory.mktemp("world") / "runs"
-    for agent in ("dfsdt", "react"):
+
+    def make(agent: str) -> None:
         config = RunConfig(
             suite=str(TINYWORLD),
             agent=agent,
@@ -297,6 +298,12 @@ def world_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serve
             run_id=f"world-{agent}",
         )
         run_suite(config, show_progress=False, plots=False)
+
+    for agent in ("dfsdt", "react"):  # in a thread: Playwright's loop may run in this one
+        maker = threading.Thread(target=make, args=(agent,))
+        maker.start()
+        maker.join()
+    assert (root / "world-react" / "scores.json").is_file()
     server = Served(root)
     yield server, root
     server.close()
