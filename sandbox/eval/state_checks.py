@@ -10,7 +10,7 @@ count in the pass rate (``pass_rate.counts``):
 - per check: an episode passes it when every check of that kind of its task held (two
   assertions: both); ``episodes`` counts those judged on it, ``passed`` those that passed;
   ``rate`` is their share with the task-clustered bootstrap interval of the pass rate
-  (``stats.bootstrap_ci``);
+  (``stats.bootstrap_ci``'s, drawn with the others by ``stats.bootstrap_columns``);
 - ``all``: every state check of the episode held, and its replay did not diverge;
 - pass@k / pass^k (``stats.pass_at_k``, ``stats.pass_hat_k``) per task from its trials judged on
   the check, for k up to the fewest of any task (``stats.trial_ks``), averaged over tasks, with
@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 from mock_tools.models import Task
 from sandbox.eval.headline import rate_cell
 from sandbox.eval.pass_rate import EpisodeLabel, counts
-from sandbox.eval.stats import Interval, bootstrap_ci, pass_at_k, pass_hat_k, trial_ks
+from sandbox.eval.stats import Interval, bootstrap_columns, pass_at_k, pass_hat_k, trial_ks
 
 __all__ = [
     "ALL",
@@ -148,8 +148,10 @@ def _ordered(names: Iterable[str]) -> list[str]:
 
 
 def _rate(check: str, outcomes: Sequence[tuple[str, bool]], seed: int) -> CheckRate:
-    """``outcomes``: ``(task, passed)`` per episode judged on the check, in episode order."""
-    tasks = [t for t, _ in outcomes]
+    """``outcomes``: ``(task, passed)`` per episode judged on the check, in episode order. One
+    bootstrap over the tasks gives every interval (``stats.bootstrap_columns``): the rate's
+    (each task's episodes summed, as ``bootstrap_ci`` clusters them) and each k's pass@k and
+    pass^k (one value per task)."""
     per_task: dict[str, list[int]] = {}
     for task, ok in outcomes:
         n_c = per_task.setdefault(task, [0, 0])
@@ -157,18 +159,21 @@ def _rate(check: str, outcomes: Sequence[tuple[str, bool]], seed: int) -> CheckR
         n_c[1] += ok
     pairs = [(n, c) for n, c in per_task.values()]
     ks = trial_ks(pairs)
+    groups = [
+        [(float(c), n)]
+        + [(pass_at_k(n, c, k), 1) for k in ks]
+        + [(pass_hat_k(n, c, k), 1) for k in ks]
+        for n, c in pairs
+    ]
+    rate, *rest = bootstrap_columns(groups, seed=seed)
     return CheckRate(
         check=check,
         tasks=len(per_task),
         episodes=len(outcomes),
         passed=sum(ok for _, ok in outcomes),
-        rate=bootstrap_ci([float(ok) for _, ok in outcomes], seed=seed, clusters=tasks),
-        pass_at_k={
-            str(k): bootstrap_ci([pass_at_k(n, c, k) for n, c in pairs], seed=seed) for k in ks
-        },
-        pass_hat_k={
-            str(k): bootstrap_ci([pass_hat_k(n, c, k) for n, c in pairs], seed=seed) for k in ks
-        },
+        rate=rate,
+        pass_at_k={str(k): iv for k, iv in zip(ks, rest[: len(ks)], strict=True)},
+        pass_hat_k={str(k): iv for k, iv in zip(ks, rest[len(ks) :], strict=True)},
     )
 
 

@@ -7,6 +7,8 @@ Pure functions, standard library only, so every figure is reproducible from its 
   together and the interval is as wide as the number of *tasks* warrants (episodes of one task
   are not independent draws). The mean of a resample is the ratio estimator (sum of its values
   over their count); with one value per task it is the plain bootstrap, draw for draw.
+- ``bootstrap_columns``: the same bootstrap of several means over the same clusters, drawn
+  together (a run's state checks: a rate and pass@k / pass^k at each k per check).
 - ``mcnemar_exact`` / ``binomial_two_sided``: the exact McNemar (sign) test on paired outcomes.
 - ``pass_at_k`` (Chen et al. 2021, "Evaluating Large Language Models Trained on Code", §2.1) and
   ``pass_hat_k`` (Yao et al. 2024, tau-bench; ``pass_hat_k`` in its ``metrics/agent_metrics.py``).
@@ -24,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections import Counter
 from collections.abc import Hashable, Sequence
 
 from pydantic import BaseModel
@@ -122,6 +125,54 @@ def bootstrap_ci(
     low = _quantile(means, alpha)
     high = _quantile(means, 1.0 - alpha)
     return Interval(value=point, low=min(low, point), high=max(high, point), n=n, level=level)
+
+
+def bootstrap_columns(
+    groups: Sequence[Sequence[tuple[float, int]]],
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> list[Interval]:
+    """``bootstrap_ci``'s cluster bootstrap of several means over the same clusters at once.
+
+    ``groups[i][j]`` is cluster ``i``'s ``(sum, count)`` for mean ``j`` (every count positive):
+    mean ``j`` is its sums over its counts, and each resample draws the clusters as
+    ``bootstrap_ci`` draws them (the same clusters for the same seed), for every mean at once.
+    Clusters alike in every mean are counted rather than added one by one, so a resample costs
+    one draw and one count of the clusters however many means there are. One mean gives
+    ``bootstrap_ci``'s interval of the same values and clusters (to the last bits of the float
+    sums). ``n`` of each interval is its total count; a mean whose clusters all have the same
+    ratio has a point interval; no cluster gives no interval."""
+    if not groups:
+        return []
+    means = len(groups[0])
+    counts = [sum(g[j][1] for g in groups) for j in range(means)]
+    points = [math.fsum(g[j][0] for g in groups) / counts[j] for j in range(means)]
+    kinds: dict[tuple[tuple[float, int], ...], int] = {}
+    ids = [kinds.setdefault(tuple(g), len(kinds)) for g in groups]
+    alike = list(kinds)
+    varies = [len({s / c for s, c in (k[j] for k in alike)}) > 1 for j in range(means)]
+    drawn_means: list[list[float]] = [[] for _ in range(means)]
+    rng = random.Random(seed)
+    k = len(groups)
+    for _ in range(resamples if any(varies) else 0):
+        drawn = Counter(rng.choices(ids, k=k)).items()
+        for j in range(means):
+            if varies[j]:
+                total = math.fsum(alike[d][j][0] * times for d, times in drawn)
+                drawn_means[j].append(total / sum(alike[d][j][1] * times for d, times in drawn))
+    alpha = (1.0 - level) / 2.0
+    out = []
+    for j in range(means):
+        point = points[j]
+        low = high = point
+        if varies[j]:
+            drawn_means[j].sort()
+            low = min(_quantile(drawn_means[j], alpha), point)
+            high = max(_quantile(drawn_means[j], 1.0 - alpha), point)
+        out.append(Interval(value=point, low=low, high=high, n=counts[j], level=level))
+    return out
 
 
 def _quantile(sorted_values: list[float], q: float) -> float:

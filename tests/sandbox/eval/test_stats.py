@@ -6,8 +6,10 @@ import random
 import pytest
 
 from sandbox.eval.stats import (
+    Interval,
     binomial_two_sided,
     bootstrap_ci,
+    bootstrap_columns,
     mcnemar_exact,
     mean_pass_at_k,
     mean_pass_hat_k,
@@ -112,3 +114,32 @@ def test_trial_ks_go_up_to_the_fewest_trials_of_any_task_from_two() -> None:
     assert trial_ks([(1, 1), (5, 2)]) == []  # one trial of a task says nothing of k
     assert trial_ks([(2, 1), (3, 0)]) == [1, 2]
     assert trial_ks([(4, 4), (3, 1), (5, 0)]) == [1, 2, 3]
+
+
+def test_bootstrap_columns_is_bootstrap_ci_for_each_mean_drawn_together() -> None:
+    rng = random.Random(5)
+    values, clusters, groups = [], [], []
+    for task in range(40):
+        n = rng.randint(1, 4)
+        outcomes = [float(rng.random() < 0.4) for _ in range(n)]
+        values += outcomes
+        clusters += [task] * n
+        per_task = float(rng.random() < 0.6)
+        groups.append([(math.fsum(outcomes), n), (per_task, 1), (0.25, 1)])
+    for level, seed in ((0.95, 0), (0.9, 11)):
+        rate, per_task_mean, constant = bootstrap_columns(groups, level=level, seed=seed)
+        assert rate == bootstrap_ci(values, level=level, seed=seed, clusters=clusters)
+        plain = [g[1][0] for g in groups]
+        assert per_task_mean == bootstrap_ci(plain, level=level, seed=seed)
+        assert rate.low < rate.value < rate.high and rate.n == len(values)
+        assert per_task_mean.n == 40 and per_task_mean.level == level
+        assert constant == Interval(value=0.25, low=0.25, high=0.25, n=40, level=level)
+    fewer = bootstrap_columns(groups, resamples=50, seed=0)[0]
+    assert fewer == bootstrap_ci(values, resamples=50, seed=0, clusters=clusters)
+    assert bootstrap_columns([]) == []
+    alike = [[(1.0, 2)], [(2.0, 4)], [(0.5, 1)]]  # every cluster at the same ratio
+    assert bootstrap_columns(alike) == [Interval(value=0.5, low=0.5, high=0.5, n=7)]
+    # the same ratio everywhere is a point, not the float noise of resampled sums
+    # (0.1 * 3 / 3 is 0.10000000000000002)
+    tenths = [[(0.1, 1)], [(0.2, 2)], [(0.1, 1)], [(0.4, 4)]]
+    assert bootstrap_columns(tenths) == [Interval(value=0.1, low=0.1, high=0.1, n=8)]
