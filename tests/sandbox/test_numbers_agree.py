@@ -362,6 +362,10 @@ def test_every_command_shows_each_state_check_as_eval_computes_it(
     runs = tmp_path / "runs"
     argv = ["compare", "--agents", "react,dfsdt", "--suite", str(TINYWORLD), "--trials", "3"]
     argv += ["--model", "noisy-reference:0.5", "--seed", "0", "--out", str(runs), "--no-plots"]
+    argv += [
+        "--tasks",
+        "pay_bob,unfreeze_and_pay,balance",
+    ]  # the conversations' own test their turns
     compared_line = _json(capsys, [*argv, "--json"])
     assert isinstance(compared_line, dict)
     (comparison_file,) = runs.rglob("comparison.json")
