@@ -101,6 +101,9 @@ class Miss:
     """The caller's scenario (task id), when it named one."""
     scope: str = ""
     """The caller's occurrence scope (an episode or session)."""
+    history: str | None = None
+    """The write history the call is made after, in a suite with writes (None: no write before
+    it in its session, or a suite without writes; ``mock_tools.history``)."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,9 @@ Origin = Literal["toolbench"]
 ToolBench or StableToolBench importer writes."""
 
 
+HISTORY_PATTERN = r"^[0-9a-f]{1,64}$"
+"""What a write history's hash is made of (``Recording.history``): lower-case hex digits."""
+
 TOOLBENCH_GROUPS = ("G1", "G2", "G3")
 """ToolBench's test groups; any other ``G<n>`` group is a typo."""
 _G_NUMBER = re.compile(r"[Gg]\d+")
@@ -60,6 +63,13 @@ class ApiSpec(_Strict):
         default=None,
         description="The function name agents see (OpenAI tools, MCP tools); default ToolBench's "
         "``<api>_for_<tool>``. Set for APIs recorded from a server whose names have another form.",
+    )
+    read_only: bool | None = Field(
+        default=None,
+        description="Whether a call leaves the tool's state as it was (MCP's readOnlyHint): "
+        "false makes the API a write, whose calls key the answers recorded after them (the "
+        "write history, docs/mcp.md). None: not said (a read, unless the suite's writes/reads "
+        "say otherwise).",
     )
 
     @field_validator("parameters")
@@ -125,6 +135,14 @@ class Recording(_Strict):
         description="Serve this recording only to calls made in this recordings scope "
         "(``X-Sandbox-Recordings``; an imported episode's own responses, e.g. "
         "``DFS_woFilter_w2/G1-10``), before the unscoped ones. None: every call.",
+    )
+    history: str | None = Field(
+        default=None,
+        pattern=HISTORY_PATTERN,
+        description="The write history the call was made after: the hash of the write calls "
+        "its session had made, in order (``mock_tools.history``). Served only to a call made "
+        "after the same writes. None: the empty history (no write before it; every recording "
+        "of a suite without writes).",
     )
 
 
@@ -290,6 +308,18 @@ class SuiteMeta(_Strict):
     )
     world_call_seconds: float = Field(
         default=10.0, gt=0, description="The longest a world tool call may run."
+    )
+    writes: list[str] | None = Field(
+        default=None,
+        description="APIs whose calls change what later calls answer (a recorded stateful "
+        "system): tool/api, tool/* or a function name. Every other API is a read unless its "
+        "tool doc says read_only: false. Answers are then recorded and served by the write "
+        "history before them (docs/mcp.md).",
+    )
+    reads: list[str] | None = Field(
+        default=None,
+        description="APIs whose calls change nothing (same forms as writes); with reads given, "
+        "every API not listed and not read_only: true is a write.",
     )
     origin: Origin | None = Field(
         default=None,

@@ -8,7 +8,9 @@ miss the same call at once both serve the one that was stored, and a process tha
 (``claim``) is the only one to answer it while it lives: the others wait for its answer, so the
 server processes of ``serve --workers`` make one simulation per distinct miss. WAL mode lets
 several processes read and write one overlay. ``sandbox suite freeze`` turns the overlay into
-recordings.
+recordings. An answer made after a write history (``mock_tools.history``) is kept under the
+history and the call: its ``key`` column holds ``<history>\x1e<canonical key>`` (a canonical key
+is a JSON object, so it starts with ``{``), which ``recordings`` splits back.
 Imports the suite, store, models and errors modules of ``mock_tools``.
 """
 
@@ -89,41 +91,58 @@ class OverlayStore:
         except (OSError, sqlite3.DatabaseError) as e:
             raise MockToolsError(f"{self.path}: cannot open the overlay: {e}") from e
 
-    def get(self, tool: str, api: str, key: str) -> tuple[Response, Provenance] | None:
+    def get(
+        self, tool: str, api: str, key: str, *, history: str | None = None
+    ) -> tuple[Response, Provenance] | None:
         with self._lock:
             row = self._db.execute(
                 "SELECT response, provenance FROM responses WHERE tool = ? AND api = ? AND key = ?",
-                (tool, api, key),
+                (tool, api, _stored_key(key, history)),
             ).fetchone()
         if row is None:
             return None
         return Response.model_validate_json(row[0]), Provenance.model_validate_json(row[1])
 
     def put(
-        self, tool: str, api: str, key: str, response: Response, provenance: Provenance
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        response: Response,
+        provenance: Provenance,
+        *,
+        history: str | None = None,
     ) -> tuple[Response, Provenance]:
-        """Store an answer unless one is there already; return the stored one."""
+        """Store an answer (made after ``history``) unless one is there already; return the
+        stored one."""
         if provenance.recorded_at is None:
             provenance = provenance.model_copy(update={"recorded_at": datetime.now(timezone.utc)})
         try:
             with self._lock:
                 self._db.execute(
                     "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?)",
-                    (tool, api, key, response.model_dump_json(), provenance.model_dump_json()),
+                    (
+                        tool,
+                        api,
+                        _stored_key(key, history),
+                        response.model_dump_json(),
+                        provenance.model_dump_json(),
+                    ),
                 )
                 self._db.commit()
         except sqlite3.DatabaseError as e:
             raise MockToolsError(f"{self.path}: cannot write to the overlay: {e}") from e
-        stored = self.get(tool, api, key)
+        stored = self.get(tool, api, key, history=history)
         assert stored is not None
         return stored
 
-    def claim(self, tool: str, api: str, key: str) -> bool:
+    def claim(self, tool: str, api: str, key: str, *, history: str | None = None) -> bool:
         """Become the one process that answers this miss (True), unless a live process of this
         machine claimed it less than ``CLAIM_TIMEOUT`` seconds ago (False: wait for its answer
         with ``get``). Server processes sharing the overlay (``serve --workers``) so make one
         answer per distinct miss; ``release`` when done, answered or not."""
         now, me = time.time(), os.getpid()
+        key = _stored_key(key, history)
         try:
             with self._lock:
                 row = self._db.execute(
@@ -145,12 +164,12 @@ class OverlayStore:
         except sqlite3.DatabaseError as e:
             raise MockToolsError(f"{self.path}: cannot write to the overlay: {e}") from e
 
-    def release(self, tool: str, api: str, key: str) -> None:
+    def release(self, tool: str, api: str, key: str, *, history: str | None = None) -> None:
         """Give a claim of this process up (its answer, if any, is stored already)."""
         with contextlib.suppress(sqlite3.DatabaseError), self._lock:
             self._db.execute(
                 "DELETE FROM claims WHERE tool = ? AND api = ? AND key = ? AND pid = ?",
-                (tool, api, key, os.getpid()),
+                (tool, api, _stored_key(key, history), os.getpid()),
             )
             self._db.commit()
 
@@ -164,13 +183,15 @@ class OverlayStore:
             rows = self._db.execute(
                 "SELECT tool, api, key, response, provenance FROM responses ORDER BY tool, api, key"
             ).fetchall()
-        for tool, api, key, response, provenance in rows:
+        for tool, api, stored, response, provenance in rows:
+            history, key = _split_key(stored)
             yield Recording(
                 tool=tool,
                 api=api,
                 args=json.loads(key),
                 response=Response.model_validate_json(response),
                 provenance=Provenance.model_validate_json(provenance),
+                history=history,
             )
 
     def fingerprint(self) -> str:
@@ -188,6 +209,22 @@ class OverlayStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+_HISTORY_END = "\x1e"
+
+
+def _stored_key(key: str, history: str | None) -> str:
+    """The ``key`` column of a call made after ``history``."""
+    return key if history is None else f"{history}{_HISTORY_END}{key}"
+
+
+def _split_key(stored: str) -> tuple[str | None, str]:
+    """The history (None: the empty one) and the canonical key of a ``key`` column."""
+    if stored.startswith("{"):
+        return None, stored
+    history, _, key = stored.partition(_HISTORY_END)
+    return history, key
 
 
 def _alive(pid: int) -> bool:
@@ -214,7 +251,11 @@ def freeze(
         check_recordings_name(name)
     suite = load_suite(suite_dir)
     store = RecordingStore.from_suite(suite)
-    fresh = [r for r in overlay.recordings() if store.lookup(r.tool, r.api, r.args) is None]
+    fresh = [
+        r
+        for r in overlay.recordings()
+        if store.get(r.tool, r.api, store.key(r.tool, r.api, r.args), history=r.history) is None
+    ]
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     target = Path(suite_dir) / "recordings" / (name or f"frozen-{stamp}.jsonl")
     if fresh:

@@ -8,9 +8,10 @@ match; otherwise it is built again.
 
 The file is a header and fixed-width arrays, read through ``mmap`` (nothing is decoded on open):
 
-- per call ``(scope, tool, api, canonical key)``: a 128-bit blake2b digest split into ``hi`` and
-  ``lo``, sorted by ``(hi, lo, occurrence)`` with the file order kept among equals; beside each
-  entry its occurrence (0: every occurrence) and where its JSONL line is (file, offset, length);
+- per call ``(write history, scope, tool, api, canonical key)``: a 128-bit blake2b digest split
+  into ``hi`` and ``lo``, sorted by ``(hi, lo, occurrence)`` with the file order kept among
+  equals; beside each entry its occurrence (0: every occurrence) and where its JSONL line is
+  (file, offset, length);
 - a bucket table on the top bits of ``hi`` (about one entry per bucket), so a lookup reads two
   bucket bounds and compares one or two entries whatever the size of the suite;
 - every line in file order (``Suite.recordings`` decodes them on demand), the duplicate lines,
@@ -35,6 +36,7 @@ import json
 import mmap
 import multiprocessing
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -56,7 +58,7 @@ from pydantic import ValidationError
 
 from mock_tools.canonical import canonical_key, canonicaliser, dumps_canonical
 from mock_tools.errors import SuiteError, limit_message
-from mock_tools.models import Recording, Response
+from mock_tools.models import HISTORY_PATTERN, Recording, Response
 
 _DUMPS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 _HASHING = 1  # what the digests are made of (orjson's sorted text), kept in the header
@@ -74,7 +76,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 """Bumped whenever the layout, the hashing or the canonical key changes."""
 
 CACHE_NAME = "recordings.idx"
@@ -87,15 +89,26 @@ _MAX_OCCURRENCE = 2**31
 _PARALLEL_BYTES = 32 << 20  # suites bigger than this are parsed by two processes
 DECODED_CACHE = 1024
 """How many served responses an index keeps decoded by default (the most recently served)."""
+_HISTORY = re.compile(HISTORY_PATTERN)
 _MEMO_KEY_CHARS = 512
 """The longest canonical key whose place an index keeps (``RecordingIndex._group``)."""
 
 
-def _digest(scope: str | None, tool: str, api: str, text: bytes) -> tuple[int, int]:
-    """The call's 128-bit digest as two 64-bit halves."""
+def _prefix(scope: str | None, history: str | None) -> bytes:
+    """What a call's digest starts with: its scope, after its write history when it has one (a
+    history is hex digits, so ``\2<history>`` never runs into the scope's ``\0`` or ``\1``;
+    the empty history adds nothing, so a stateless recording hashes as it always did)."""
     prefix = b"\0" if scope is None else b"\1" + scope.encode("utf-8", "surrogatepass")
+    return prefix if history is None else b"\2" + history.encode("ascii") + prefix
+
+
+def _digest(
+    scope: str | None, tool: str, api: str, text: bytes, history: str | None = None
+) -> tuple[int, int]:
+    """The call's 128-bit digest as two 64-bit halves."""
     head = f"\0{tool}\0{api}\0".encode("utf-8", "surrogatepass")
-    return _HALVES.unpack(hashlib.blake2b(prefix + head + text, digest_size=16).digest())
+    digest = hashlib.blake2b(_prefix(scope, history) + head + text, digest_size=16).digest()
+    return _HALVES.unpack(digest)
 
 
 def _key_text(key: str) -> bytes | None:
@@ -153,7 +166,7 @@ class _Chunk:
     packed: array  # 'Q', per line in file order: length << 32 | occurrence
     apis: array  # 'I', per line in file order: the number of its API in ``api_names``
     api_names: list[tuple[str, str]]
-    unscoped: bytearray  # per line in file order: 1 for a recording without a scope
+    unscoped: bytearray  # per line in file order: 1 for a recording without scope or history
     fallbacks: int  # lines whose key is hashed as its canonical text
 
 
@@ -183,7 +196,7 @@ def decode_line(raw: bytes) -> Any:
         raise LineError(f"unreadable JSON: {limit_message(e)}") from e
 
 
-def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None]:
+def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None, str | None]:
     """The fields that make a recording's key, checked as ``Recording`` would."""
     if not isinstance(data, dict):
         raise LineError("expected a mapping for Recording")
@@ -201,9 +214,12 @@ def _key_fields(data: Any) -> tuple[str, str, dict[str, Any], int, str | None]:
         raise LineError(f"must be an integer in 1..{_MAX_OCCURRENCE - 1}", "occurrence")
     if scope is not None and not isinstance(scope, str):
         raise LineError("must be a string", "scope")
+    history = data.get("history")
+    if history is not None and not (isinstance(history, str) and _HISTORY.fullmatch(history)):
+        raise LineError("must be a string of 1 to 64 lower-case hex digits", "history")
     if not isinstance(data.get("response"), dict):
         raise LineError("must be an object", "response")
-    return tool, api, args, occ or 0, scope
+    return tool, api, args, occ or 0, scope, history
 
 
 def _parse_chunk(
@@ -228,7 +244,7 @@ def _parse_chunk(
         size = len(raw)
         if raw.strip():
             try:
-                tool, api, args, occ, scope = _key_fields(decode_line(raw))
+                tool, api, args, occ, scope, history = _key_fields(decode_line(raw))
             except LineError as e:
                 where = f"{path}:{_line_number(path, pos)}"
                 raise SuiteError(e.message, file=where, field=e.field) from None
@@ -240,14 +256,13 @@ def _parse_chunk(
                 plans[pair] = canonicaliser(schemas.get(pair))
             text, fallback = _canonical_text(plans[pair](args))
             out.fallbacks += fallback
-            prefix = b"\0" if scope is None else b"\1" + scope.encode("utf-8", "surrogatepass")
-            digest = b2(prefix + heads[pair] + text, digest_size=16).digest()
+            digest = b2(_prefix(scope, history) + heads[pair] + text, digest_size=16).digest()
             packed = size << 32 | occ
             add_record(digest + pack(occ, base | pos, packed))
             add_loc(base | pos)
             add_packed(packed)
             add_api(n)
-            add_unscoped(scope is None)
+            add_unscoped(scope is None and history is None)
         pos += size + 1
     out.records.sort()  # by digest, occurrence, then place in the files
     out.api_names = list(api_no)
@@ -339,7 +354,7 @@ def _assemble(files: list[Path], root: Path, fingerprint: str, chunks: list[_Chu
     repeats = [i for i in same_hi if words[5 * i + 1] == words[5 * i - 4]]  # later lines of a call
     dups = [i for i in repeats if words[5 * i + 2] == words[5 * i - 3]]
     line_of = partial(bisect_left, locs)  # lines are in file order: their locs are sorted
-    first_of_call = bytearray(unscoped)  # per line: it first recorded an unscoped call
+    first_of_call = bytearray(unscoped)  # per line: it first recorded a call of every caller
     for i in repeats:
         first_of_call[line_of(words[5 * i + 3])] = 0
     dup_lines = array("Q", sorted(line_of(words[5 * i + 3]) for i in dups))
@@ -469,7 +484,7 @@ class RecordingIndex:
         self._fds: list[int] = []
         self._lock = threading.Lock()
         self._decoded: OrderedDict[int, Response] = OrderedDict()
-        self._groups: dict[tuple[str | None, str, str, str], range] = {}
+        self._groups: dict[tuple[str | None, str, str, str, str | None], range] = {}
         self._api_keys: dict[tuple[str, str], _ApiKeys] = {}
 
     # -- lines ---------------------------------------------------------------------------------
@@ -532,32 +547,38 @@ class RecordingIndex:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def _group(self, scope: str | None, tool: str, api: str, key: str) -> range:
+    def _group(
+        self, scope: str | None, tool: str, api: str, key: str, history: str | None
+    ) -> range:
         """The entries of one call; kept for calls looked up lately (with the response cache:
         ``cache_size`` calls, short keys only; the index never changes, so neither does a
         call's place, found or not)."""
         if not self.cache_size or len(key) > _MEMO_KEY_CHARS:
-            return self._search(scope, tool, api, key)
-        memo = (scope, tool, api, key)
+            return self._search(scope, tool, api, key, history)
+        memo = (scope, tool, api, key, history)
         groups = self._groups
         found = groups.get(memo)
         if found is None:
-            found = self._search(scope, tool, api, key)
+            found = self._search(scope, tool, api, key, history)
             if len(groups) >= self.cache_size:
                 groups.clear()
             groups[memo] = found
         return found
 
-    def _search(self, scope: str | None, tool: str, api: str, key: str) -> range:
+    def _search(
+        self, scope: str | None, tool: str, api: str, key: str, history: str | None
+    ) -> range:
         text = _key_text(key)
-        found = range(0) if text is None else self._find(scope, tool, api, text)
+        found = range(0) if text is None else self._find(scope, tool, api, text, history)
         if not found and (text is None or self._fallbacks):  # hashed as the key's own text
-            found = self._find(scope, tool, api, key.encode("utf-8", "surrogatepass"))
+            found = self._find(scope, tool, api, key.encode("utf-8", "surrogatepass"), history)
         return found
 
-    def _find(self, scope: str | None, tool: str, api: str, text: bytes) -> range:
+    def _find(
+        self, scope: str | None, tool: str, api: str, text: bytes, history: str | None
+    ) -> range:
         """The entries (consecutive) of one call, as a range of entry numbers."""
-        hi, lo = _digest(scope, tool, api, text)
+        hi, lo = _digest(scope, tool, api, text, history)
         bucket = hi >> self._shift
         i, end = self._buckets[bucket], self._buckets[bucket + 1]
         entries = self._entries
@@ -568,15 +589,23 @@ class RecordingIndex:
             j += 1
         return range(i, j)
 
-    def has(self, scope: str | None, tool: str, api: str, key: str) -> bool:
-        return len(self._group(scope, tool, api, key)) > 0
+    def has(
+        self, scope: str | None, tool: str, api: str, key: str, history: str | None = None
+    ) -> bool:
+        return len(self._group(scope, tool, api, key, history)) > 0
 
     def locate(
-        self, scope: str | None, tool: str, api: str, key: str, occurrence: int
+        self,
+        scope: str | None,
+        tool: str,
+        api: str,
+        key: str,
+        occurrence: int,
+        history: str | None = None,
     ) -> tuple[Response, int] | None:
-        """The response recorded for the ``occurrence``-th identical call and the occurrence it
-        was recorded for (0: every one), or None."""
-        group = self._group(scope, tool, api, key)
+        """The response recorded for the ``occurrence``-th identical call (after the write
+        history ``history``) and the occurrence it was recorded for (0: every one), or None."""
+        group = self._group(scope, tool, api, key, history)
         if not group:
             return None
         entry = self._choose(group, occurrence)
@@ -614,8 +643,9 @@ class RecordingIndex:
         return response
 
     def keys(self, tool: str, api: str, schema: dict[str, Any] | None) -> Sequence[str]:
-        """The API's recorded canonical keys (unscoped), in the order first recorded; each is
-        decoded once, when first read (``nearest`` reads them all on every miss)."""
+        """The API's recorded canonical keys (no scope, the empty history), in the order first
+        recorded; each is decoded once, when first read (``nearest`` reads them all on every
+        miss)."""
         found = self._api_keys.get((tool, api))
         if found is None:
             start, end = self._apis.get((tool, api), (0, 0))

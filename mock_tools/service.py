@@ -15,14 +15,19 @@ Every outcome is counted in ``stats``. ``create_service(suite, ...)`` builds one
 of the miss policy, a failed one answering identical calls for ``failure_hold`` seconds more
 (``mock_tools.single_flight``; across the processes sharing an overlay, the overlay's claims);
 what a miss policy answers is kept and served with numbers JSON cannot hold in one canonical
-form (``mock_tools.json_numbers``). May import the suite, store, canonical, faults, names,
-miss, json_numbers and single_flight modules; never FastAPI or a transport.
+form (``mock_tools.json_numbers``). In a suite with writes (``SuiteMeta.writes``/``reads``, an
+API's ``read_only``) each session's write history is kept (``mock_tools.history``): a call is
+looked up, counted, asked of the miss policy and kept under the history its session had made
+before it, and a write call moves that history on. May import the suite, store, canonical,
+faults, history, names, miss, json_numbers and single_flight modules; never FastAPI or a
+transport.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import logging
 from collections import Counter
@@ -39,13 +44,20 @@ from jsonschema.validators import validator_for
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError, SuiteError
 from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_header
+from mock_tools.history import WriteHistories, write_apis
 from mock_tools.json_numbers import finite_json
 from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
 from mock_tools.names import NAME_MAX, NameResolver
 from mock_tools.overlay import OverlayStore
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
-from mock_tools.store import MAX_COUNTED_CALLS, OccurrenceCounter, RecordingStore, RecordingWriter
+from mock_tools.store import (
+    MAX_COUNTED_CALLS,
+    OccurrenceCounter,
+    Place,
+    RecordingStore,
+    RecordingWriter,
+)
 from mock_tools.suite import Suite
 
 if TYPE_CHECKING:
@@ -63,6 +75,7 @@ __all__ = [
 ]
 
 _MAX_VIOLATIONS = 50
+_AFTER = "\x1e"  # between a canonical key and the history it is counted after
 log = logging.getLogger(__name__)
 _VALID_MEMO_SIZE = 100_000
 
@@ -138,7 +151,7 @@ class Outcome:
     """Where a response made at run time came from: source, simulator model, time."""
     infra: bool = False
     """An infrastructure failure (simulator or upstream down): not the tool's behaviour."""
-    slot: tuple[str | None, str, str, str, int] | None = None
+    slot: Place | None = None
     """For a recorded hit, where it is recorded (``RecordingStore.locate``): that place always
     holds the same response, so a transport may keep the answer it encoded under it."""
     state: str | None = None
@@ -216,7 +229,17 @@ class MockToolService:
         self._validators: dict[tuple[str, str], Any] = {}
         self._valid: dict[tuple[str, str, str], None] = {}  # canonical calls known valid
         # calls known admissible in a recordings scope: recorded there, or valid (both for good)
-        self._admitted: dict[tuple[str | None, str, str, str], None] = {}
+        self._admitted: dict[tuple[str | None, str, str, str, str | None], None] = {}
+        try:
+            writes = write_apis(suite.meta, suite.apis)
+        except ValueError as e:
+            raise SuiteError(str(e)) from None
+        world = suite.world.name if suite.world is not None else None
+        self.writes = frozenset(pair for pair in writes if pair[0] != world)
+        """The APIs whose calls move their session's write history (a world's own tools keep
+        their state themselves)."""
+        self.histories = WriteHistories() if self.writes else None
+        """Each session's write history, in a suite with writes."""
         self.worlds: WorldSessions | None = None
         """Per-session state of the suite's world, when it has one."""
         if suite.world is not None:
@@ -263,10 +286,11 @@ class MockToolService:
         added), so a repeated hit probes the store once, when it is answered. ``strict=False``
         (``/virtual``, the native route): in a suite of ToolBench origin a call that fails the
         schema is admitted too, and the miss policy answers it."""
-        memo = (ctx.recordings, call.tool, call.api, call.key)
+        history = self.history(ctx.scope)
+        memo = (ctx.recordings, call.tool, call.api, call.key, history)
         if memo in self._admitted:
             return
-        if not self.store.has(call.tool, call.api, call.key, scope=ctx.recordings):
+        if not self.store.has(call.tool, call.api, call.key, scope=ctx.recordings, history=history):
             if self.toolbench and not strict:
                 return  # not kept: a strict route must still check the same call
             try:
@@ -281,6 +305,11 @@ class MockToolService:
         outcome = await self.call(call.tool, call.api, call.canon, call.key, ctx)
         self.stats.count(outcome.provenance, call.tool, call.api)
         return outcome
+
+    def history(self, scope: str) -> str | None:
+        """The write history a call of the session ``scope`` is made after (None: the empty
+        one, and always in a suite without writes)."""
+        return None if self.histories is None else self.histories.current(scope)
 
     def resolve(self, tool: str, api: str, category: str | None = None) -> tuple[str, str]:
         """The suite's ``(tool, api)`` for names in any spelling; with ``category`` (a
@@ -361,11 +390,16 @@ class MockToolService:
             return Outcome(
                 f"fault:{kind}", resp, attempt, "fault", reply.status, reply.headers, reply.body
             )
-        occurrence = self.deliveries.next(ctx.scope, tool, api, key)
+        history = self.history(ctx.scope)
+        if self.histories is not None and (tool, api) in self.writes:
+            self.histories.advance(ctx.scope, tool, api, key)
+        # the nth identical call after the same writes (a write never repeats a history)
+        counted = key if history is None else f"{key}{_AFTER}{history}"
+        occurrence = self.deliveries.next(ctx.scope, tool, api, counted)
         if self.worlds is not None and tool == self.worlds.name:
             return await self._world_call(api, canon, key, occurrence, ctx)
         try:
-            return await self._deliver(tool, api, canon, key, occurrence, ctx)
+            return await self._deliver(tool, api, canon, key, occurrence, ctx, history)
         except SuiteError as e:
             # A recording is decoded when served: one broken (or changed on disk since the
             # suite was loaded) is the suite's defect, reported as such and never as the tool's
@@ -416,22 +450,24 @@ class MockToolService:
         key: str,
         occurrence: int,
         ctx: CallContext,
+        history: str | None = None,
     ) -> Outcome:
-        """The recorded answer of the ``occurrence``-th identical call, or the miss policy's."""
-        found = self.store.locate(tool, api, key, occurrence, scope=ctx.recordings)
+        """The recorded answer of the ``occurrence``-th identical call after ``history``, or
+        the miss policy's."""
+        found = self.store.locate(tool, api, key, occurrence, scope=ctx.recordings, history=history)
         if found is not None:
             return Outcome("hit", found[0], occurrence, slot=found[1])
         if self.overlay is not None:
-            made = self.overlay.get(tool, api, key)
+            made = self.overlay.get(tool, api, key, history=history)
             if made is not None:
                 return _made(made[0], made[1], occurrence)
         # Identical misses in flight share one answer: one simulator (or upstream) call, whether
         # it succeeds or fails; a failure also answers them for ``failure_hold`` seconds after.
         # A policy whose answers are recorded answers every occurrence alike, so its misses are
         # shared across occurrences too.
-        flight = (tool, api, key, None if self._records else occurrence)
+        flight = (tool, api, key, history, None if self._records else occurrence)
         outcome = await self.misses.run(
-            flight, lambda: self._miss(tool, api, key, canon, occurrence, ctx), _failed
+            flight, lambda: self._miss(tool, api, key, canon, occurrence, ctx, history), _failed
         )
         if outcome.occurrence != occurrence:
             outcome = dataclasses.replace(outcome, occurrence=occurrence)
@@ -445,34 +481,36 @@ class MockToolService:
         canon: dict[str, Any],
         occurrence: int,
         ctx: CallContext,
+        history: str | None,
     ) -> Outcome:
         """The miss policy's answer; with an overlay shared by several processes (servers on
         one overlay), only the process that claims the miss asks the policy, and the others
         serve the answer it stores."""
         if self.overlay is None or not self._records:
-            return await self._ask_policy(tool, api, key, canon, occurrence, ctx)
-        made = await self._wait_for_claim(tool, api, key)
+            return await self._ask_policy(tool, api, key, canon, occurrence, ctx, history)
+        made = await self._wait_for_claim(tool, api, key, history)
         if made is not None:
             return _made(made[0], made[1], occurrence)
         try:
-            return await self._ask_policy(tool, api, key, canon, occurrence, ctx)
+            return await self._ask_policy(tool, api, key, canon, occurrence, ctx, history)
         finally:
-            self.overlay.release(tool, api, key)
+            self.overlay.release(tool, api, key, history=history)
 
     async def _wait_for_claim(
-        self, tool: str, api: str, key: str
+        self, tool: str, api: str, key: str, history: str | None
     ) -> tuple[Response, Provenance] | None:
         """Claim the miss (None), or the answer another process claimed it for and stored. A
         claim given up without an answer (its policy failed) lets the next claim through."""
         assert self.overlay is not None
         pause = 0.005
-        while not self.overlay.claim(tool, api, key):
+        while not self.overlay.claim(tool, api, key, history=history):
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.1)
-            made = self.overlay.get(tool, api, key)
+            made = self.overlay.get(tool, api, key, history=history)
             if made is not None:
                 return made
-        return self.overlay.get(tool, api, key)  # stored just before the claim was given up
+        # stored just before the claim was given up
+        return self.overlay.get(tool, api, key, history=history)
 
     async def _ask_policy(
         self,
@@ -482,6 +520,7 @@ class MockToolService:
         canon: dict[str, Any],
         occurrence: int,
         ctx: CallContext,
+        history: str | None,
     ) -> Outcome:
         canon = copy.deepcopy(canon)  # a policy may keep or change it; a transport may reuse it
         answer = await self.miss_policy.answer(
@@ -495,6 +534,7 @@ class MockToolService:
                 tool_spec=self.suite.tools.get(tool),
                 scenario=ctx.scenario,
                 scope=ctx.scope,
+                history=history,
             )
         )
         if answer is None:
@@ -514,7 +554,7 @@ class MockToolService:
             source=answer.record_as, recorded_at=datetime.now(timezone.utc), model=answer.model
         )
         response, provenance = await self._record(
-            tool, api, key, canon, answer.response, provenance
+            tool, api, key, canon, answer.response, provenance, history
         )
         return _made(response, provenance, occurrence)
 
@@ -526,17 +566,24 @@ class MockToolService:
         canon: dict[str, Any],
         resp: Response,
         provenance: Provenance,
+        history: str | None = None,
     ) -> tuple[Response, Provenance]:
-        """Keep a response made at run time (the first one stored wins): in the overlay when
-        there is one, else in memory and the writer's JSONL file."""
+        """Keep a response made at run time after ``history`` (the first one stored wins): in
+        the overlay when there is one, else in memory and the writer's JSONL file."""
         if self.overlay is not None:
-            return await anyio.to_thread.run_sync(
-                self.overlay.put, tool, api, key, resp, provenance
+            put = functools.partial(self.overlay.put, history=history)
+            return await anyio.to_thread.run_sync(put, tool, api, key, resp, provenance)
+        if self.store.add_keyed(tool, api, key, resp, history=history) and self.writer is not None:
+            rec = Recording(
+                tool=tool,
+                api=api,
+                args=canon,
+                response=resp,
+                provenance=provenance,
+                history=history,
             )
-        if self.store.add_keyed(tool, api, key, resp) and self.writer is not None:
-            rec = Recording(tool=tool, api=api, args=canon, response=resp, provenance=provenance)
             await anyio.to_thread.run_sync(self.writer.append, rec)
-        stored = self.store.get(tool, api, key)
+        stored = self.store.get(tool, api, key, history=history)
         return (stored if stored is not None else resp), provenance
 
     # -- bookkeeping ------------------------------------------------------------------------------
@@ -545,6 +592,8 @@ class MockToolService:
         """Forget occurrence counts of one scope (all without one); returns scopes dropped."""
         n = self.deliveries.reset(scope)
         self.attempts.reset(scope)
+        if self.histories is not None:
+            n = max(n, self.histories.reset(scope))
         if self.worlds is not None:
             n = max(n, self.worlds.drop(scope))
         return n

@@ -11,6 +11,9 @@ occurrence answers every call that has no recording of its own; a call beyond th
 occurrence gets the last one. Scoped recordings (``Recording.scope``) answer only calls made in
 their scope, before the unscoped ones (an imported episode's own responses where episodes saw
 different ones); a scope with no recording of a call falls back to the unscoped recordings.
+Recordings with a write history (``Recording.history``) answer only calls made after the same
+writes (``mock_tools.history``); there is no falling back across histories: a call after other
+writes than any recorded is a miss.
 Counting identical calls is the job of ``OccurrenceCounter``, which keeps separate counts per
 occurrence scope (a session or scenario), so every episode starts at occurrence 1; it keeps at most
 ``MAX_COUNTED_CALLS`` counts, forgetting the least recently used.
@@ -37,11 +40,14 @@ from mock_tools.errors import MockToolsError
 from mock_tools.models import Recording, Response
 from mock_tools.recording_index import IndexedRecordings, RecordingIndex, chosen_occurrence
 
-__all__ = ["MAX_COUNTED_CALLS", "OccurrenceCounter", "RecordingStore", "RecordingWriter"]
+__all__ = ["MAX_COUNTED_CALLS", "OccurrenceCounter", "Place", "RecordingStore", "RecordingWriter"]
 
 log = logging.getLogger(__name__)
 
 SchemaOf = Callable[[str, str], "dict[str, Any] | None"]
+Place = tuple[str | None, str, str, str, int, str | None]
+"""Where a response is recorded: scope (None: unscoped), tool, api, canonical key, recorded
+occurrence (0: every one), write history (None: the empty one)."""
 
 
 class _Slot:
@@ -86,7 +92,8 @@ class RecordingStore:
         self._schemas = dict(schemas or {})
         self._index = index
         self._slots: dict[tuple[str, str, str], _Slot] = {}
-        self._scoped: dict[tuple[str, str, str, str], _Slot] = {}
+        self._scoped: dict[tuple[str | None, str | None, str, str, str], _Slot] = {}
+        """Responses with a scope or a history: by (scope, history, tool, api, key)."""
         self._keys: dict[tuple[str, str], list[str]] = {}
         self._duplicates: list[tuple[str, str, str, int | None]] = []
         self._count = 0
@@ -133,6 +140,7 @@ class RecordingStore:
             recording.response,
             recording.occurrence,
             scope=recording.scope,
+            history=recording.history,
         )
         return key
 
@@ -145,13 +153,14 @@ class RecordingStore:
         occurrence: int | None = None,
         *,
         scope: str | None = None,
+        history: str | None = None,
     ) -> bool:
         """Index a response under an already canonical key; False for a duplicate."""
-        if self._index is not None and self._index.has(scope, tool, api, key):
+        if self._index is not None and self._index.has(scope, tool, api, key, history):
             self._duplicates.append((tool, api, key, occurrence))
             return False
-        if scope is not None:
-            slot = self._scoped.setdefault((scope, tool, api, key), _Slot())
+        if scope is not None or history is not None:
+            slot = self._scoped.setdefault((scope, history, tool, api, key), _Slot())
         else:
             found = self._slots.get((tool, api, key))
             if found is None:
@@ -165,56 +174,83 @@ class RecordingStore:
         return True
 
     def _slot(
-        self, tool: str, api: str, key: str, scope: str | None
+        self, tool: str, api: str, key: str, scope: str | None, history: str | None
     ) -> tuple[_Slot, str | None] | None:
-        """The in-memory responses of a call and the scope they are kept under (None: unscoped),
-        the scope's own first."""
-        if scope is not None and self._scoped:
-            slot = self._scoped.get((scope, tool, api, key))
-            if slot is not None:
-                return slot, scope
+        """The in-memory responses of a call after ``history`` and the scope they are kept
+        under (None: unscoped), the scope's own first."""
+        if (scope is not None or history is not None) and self._scoped:
+            if scope is not None:
+                slot = self._scoped.get((scope, history, tool, api, key))
+                if slot is not None:
+                    return slot, scope
+            if history is not None:
+                slot = self._scoped.get((None, history, tool, api, key))
+                return None if slot is None else (slot, None)
+        if history is not None:
+            return None
         slot = self._slots.get((tool, api, key))
         return None if slot is None else (slot, None)
 
     def get(
-        self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        occurrence: int = 1,
+        *,
+        scope: str | None = None,
+        history: str | None = None,
     ) -> Response | None:
-        """The response for the ``occurrence``-th identical call (in ``scope``, if given), or
-        None on a miss."""
-        found = self.locate(tool, api, key, occurrence, scope=scope)
+        """The response for the ``occurrence``-th identical call (in ``scope``, if given, after
+        the write history ``history``), or None on a miss."""
+        found = self.locate(tool, api, key, occurrence, scope=scope, history=history)
         return None if found is None else found[0]
 
     def locate(
-        self, tool: str, api: str, key: str, occurrence: int = 1, *, scope: str | None = None
-    ) -> tuple[Response, tuple[str | None, str, str, str, int]] | None:
-        """Like ``get``, with where the response is recorded: ``(scope or None, tool, api, key,
-        recorded occurrence or 0)``. That place always holds the same response (the first one
-        stored wins, and a call the index holds is never added beside it), so a transport may
-        keep what it encoded from it under that name."""
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        occurrence: int = 1,
+        *,
+        scope: str | None = None,
+        history: str | None = None,
+    ) -> tuple[Response, Place] | None:
+        """Like ``get``, with where the response is recorded (``Place``). That place always
+        holds the same response (the first one stored wins, and a call the index holds is never
+        added beside it), so a transport may keep what it encoded from it under that name."""
         index = self._index
         if index is not None:
             if scope is not None:
-                found = index.locate(scope, tool, api, key, occurrence)
+                found = index.locate(scope, tool, api, key, occurrence, history)
                 if found is not None:
-                    return found[0], (scope, tool, api, key, found[1])
-            found = index.locate(None, tool, api, key, occurrence)
+                    return found[0], (scope, tool, api, key, found[1], history)
+            found = index.locate(None, tool, api, key, occurrence, history)
             if found is not None:
-                return found[0], (None, tool, api, key, found[1])
-        kept = self._slot(tool, api, key, scope)
+                return found[0], (None, tool, api, key, found[1], history)
+        kept = self._slot(tool, api, key, scope, history)
         if kept is None:
             return None
         response, n = kept[0].pick(occurrence)
-        return response, (kept[1], tool, api, key, n)
+        return response, (kept[1], tool, api, key, n, history)
 
-    def has(self, tool: str, api: str, key: str, *, scope: str | None = None) -> bool:
-        """Whether the call has a recording (in ``scope`` or unscoped)."""
+    def has(
+        self,
+        tool: str,
+        api: str,
+        key: str,
+        *,
+        scope: str | None = None,
+        history: str | None = None,
+    ) -> bool:
+        """Whether the call has a recording (in ``scope`` or unscoped) after ``history``."""
         index = self._index
         if index is not None and (
-            (scope is not None and index.has(scope, tool, api, key))
-            or index.has(None, tool, api, key)
+            (scope is not None and index.has(scope, tool, api, key, history))
+            or index.has(None, tool, api, key, history)
         ):
             return True
-        return self._slot(tool, api, key, scope) is not None
+        return self._slot(tool, api, key, scope, history) is not None
 
     def lookup(
         self, tool: str, api: str, args: Mapping[str, Any] | None, occurrence: int = 1

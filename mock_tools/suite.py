@@ -7,8 +7,8 @@ numbers too long to read, nesting too deep, a duplicate tool name or task id, an
 ``tools/``, ``tasks/`` or ``recordings/`` that cannot be read as a file (a symlink loop, a
 dangling link, a folder named like a file). This is what every command that reads a suite
 loads; ``mock_tools.validate.load_valid_suite`` adds the checks ``validate`` makes, for the
-commands that use the suite (run, serve). Imports ``mock_tools.models``, ``recording_index``,
-``suite_cache``, ``yaml_text`` and ``errors`` only.
+commands that use the suite (run, serve). Imports ``mock_tools.models``, ``history``,
+``recording_index``, ``suite_cache``, ``yaml_text`` and ``errors`` only.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from mock_tools.errors import SuiteError, limit_message
+from mock_tools.history import api_kinds
 from mock_tools.models import ApiRef, ApiSpec, Recording, SuiteMeta, Task, ToolSpec
 from mock_tools.recording_index import (
     IndexedRecordings,
@@ -140,6 +141,7 @@ def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Sui
     world = None
     if meta.world is not None:
         world, tasks = _with_world(root, meta.world, tools, tasks)
+    _check_kinds(meta, tools, meta_file)
 
     if digest is None:
         digest = fingerprint(root)
@@ -156,6 +158,19 @@ def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Sui
         fingerprint=digest,
         world=world,
     )
+
+
+def _check_kinds(meta: SuiteMeta, tools: dict[str, ToolSpec], meta_file: Path) -> None:
+    """The suite's ``writes`` and ``reads`` name its APIs (``mock_tools.history``)."""
+    if meta.writes is None and meta.reads is None:
+        return
+    try:
+        api_kinds(meta, {(t.name, a.name): a for t in tools.values() for a in t.apis})
+    except ValueError as e:
+        field, _, message = str(e).partition(": ")
+        if field not in ("writes", "reads"):
+            field, message = "writes", str(e)
+        raise SuiteError(message, file=str(meta_file), field=field) from None
 
 
 def _with_world(

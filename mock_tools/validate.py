@@ -6,7 +6,8 @@ recordings claim the same call and occurrence, every task offers at least one AP
 APIs exist (loading rejects a duplicate task id), and every reference call is offered and
 validates. A reference call without a recording is a *warning*: the suite runs (the call is a miss
 under the ``error`` policy, what ``simulate`` and ``upstream`` exist to fill in), and
-``validate --strict`` fails on warnings too. A call
+``validate --strict`` fails on warnings too; in a suite with writes a reference call is looked
+up after the reference's own write calls before it (``mock_tools.history``). A call
 recorded from a real API (provenance ``toolbench``, ``stabletoolbench``, ``upstream``) may hold
 arguments its schema rejects: the API answered them, and the service serves such a recording as
 recorded. A task file (``load_task_file``: tasks for a run on an MCP server, no catalog) is
@@ -17,7 +18,7 @@ checked by loading it.
 so a suite ``validate`` rejects never runs. A suite found valid is remembered by its
 fingerprint (``<suite>/.cache/validated``, with a digest of the checking code), so a large
 suite is checked once, not at every run. Each error is one line of at most ``ERROR_CHARS``.
-Imports the suite, store and canonical modules; never the service or HTTP.
+Imports the suite, store, history and canonical modules; never the service or HTTP.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pydantic import BaseModel
 
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError, SuiteError
+from mock_tools.history import extend, write_apis
 from mock_tools.names import function_name
 from mock_tools.store import RecordingStore
 from mock_tools.suite import Suite, load_suite
@@ -187,8 +189,9 @@ def _check(suite: Suite, errors: list[str], warnings: list[str]) -> None:
         if rec.provenance.source not in RECORDED_FROM_APIS:
             errors.extend(_violations(where, suite, validators, rec.tool, rec.api, rec.args))
 
+    writes = write_apis(suite.meta, suite.apis)
     for task in suite.tasks:
-        _check_task(task, suite, validators, store, errors, warnings)
+        _check_task(task, suite, validators, store, writes, errors, warnings)
     _check_world(suite, errors)
 
 
@@ -314,6 +317,7 @@ def _check_task(
     suite: Suite,
     validators: dict[tuple[str, str], Any],
     store: RecordingStore,
+    writes: frozenset[tuple[str, str]],
     errors: list[str],
     warnings: list[str],
 ) -> None:
@@ -329,7 +333,9 @@ def _check_task(
             errors.append(f"{where}: relevant API {tool}/{api} is not in the catalog")
     if task.user is not None:
         _check_user(task, suite, offered, where, errors)
-    seen: Counter[tuple[str, str, str]] = Counter()
+    seen: Counter[tuple[str, str, str, str | None]] = Counter()
+    history: str | None = None
+    written = 0
     for n, step in enumerate(task.reference.steps, 1):
         at = f"{where}: reference step {n} {step.tool}/{step.api}"
         if (step.tool, step.api) not in suite.apis:
@@ -340,14 +346,19 @@ def _check_task(
         key = dumps_canonical(
             canonical_args(step.args, suite.apis[(step.tool, step.api)].parameters)
         )
-        seen[(step.tool, step.api, key)] += 1
+        call = (step.tool, step.api, key, history)
+        seen[call] += 1
         violations = _violations(at, suite, validators, step.tool, step.api, step.args)
         if violations and not _recorded_from_api(suite, step.tool, step.api, key):
             errors.extend(violations)
         if suite.world is not None and step.tool == suite.world.name:
             continue  # the world answers it
-        if store.get(step.tool, step.api, key, seen[(step.tool, step.api, key)]) is None:
-            warnings.append(f"{at}: no recording for arguments {key}")
+        if store.get(step.tool, step.api, key, seen[call], history=history) is None:
+            after = f" (after {written} write call(s) of the reference)" if written else ""
+            warnings.append(f"{at}: no recording for arguments {key}{after}")
+        if (step.tool, step.api) in writes:
+            history = extend(history, step.tool, step.api, key)
+            written += 1
 
 
 def _check_user(

@@ -144,16 +144,21 @@ def test_locate_names_the_place_a_response_is_recorded():
     store.add_keyed("t", "a", "{}", Response(ok=True, body=2), 2)
     store.add_keyed("t", "a", "k", Response(ok=True, body=3))
     store.add_keyed("t", "a", "k", Response(ok=True, body=4), scope="s")
+    store.add_keyed("t", "a", "k", Response(ok=True, body=5), history="ab")
     places = {n: store.locate("t", "a", "{}", n) for n in (1, 2, 3, 9)}
     assert {n: (r.body, p) for n, (r, p) in places.items() if r is not None} == {
-        1: (1, (None, "t", "a", "{}", 1)),
-        2: (2, (None, "t", "a", "{}", 2)),
-        3: (2, (None, "t", "a", "{}", 2)),
-        9: (2, (None, "t", "a", "{}", 2)),
+        1: (1, (None, "t", "a", "{}", 1, None)),
+        2: (2, (None, "t", "a", "{}", 2, None)),
+        3: (2, (None, "t", "a", "{}", 2, None)),
+        9: (2, (None, "t", "a", "{}", 2, None)),
     }
-    assert store.locate("t", "a", "k", 5)[1] == (None, "t", "a", "k", 0)
-    assert store.locate("t", "a", "k", 5, scope="s")[1] == ("s", "t", "a", "k", 0)
-    assert store.locate("t", "a", "k", scope="elsewhere")[1] == (None, "t", "a", "k", 0)
+    assert store.locate("t", "a", "k", 5)[1] == (None, "t", "a", "k", 0, None)
+    assert store.locate("t", "a", "k", 5, scope="s")[1] == ("s", "t", "a", "k", 0, None)
+    assert store.locate("t", "a", "k", scope="elsewhere")[1] == (None, "t", "a", "k", 0, None)
+    # a place after a write history names it: the same call there is another answer
+    found = store.locate("t", "a", "k", history="ab")
+    assert found is not None and found[0].body == 5
+    assert found[1] == (None, "t", "a", "k", 0, "ab")
     assert store.locate("t", "a", "missing") is None
 
 

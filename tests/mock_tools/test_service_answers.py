@@ -173,8 +173,8 @@ async def test_a_hit_says_where_it_is_recorded(suite: Any) -> None:
     canon, key = service.canonical("shop", "order status", {"order_id": "A1"})
     first = await service.call("shop", "order status", canon, key, CallContext())
     second = await service.call("shop", "order status", canon, key, CallContext())
-    assert (first.provenance, first.slot) == ("hit", (None, "shop", "order status", key, 1))
-    assert second.slot == (None, "shop", "order status", key, 2)
+    assert (first.provenance, first.slot) == ("hit", (None, "shop", "order status", key, 1, None))
+    assert second.slot == (None, "shop", "order status", key, 2, None)
 
 
 def test_every_violation_names_its_path_and_message(suite: Any) -> None:
