@@ -464,8 +464,10 @@ class MockToolService:
         # Identical misses in flight share one answer: one simulator (or upstream) call, whether
         # it succeeds or fails; a failure also answers them for ``failure_hold`` seconds after.
         # A policy whose answers are recorded answers every occurrence alike, so its misses are
-        # shared across occurrences too.
-        flight = (tool, api, key, history, None if self._records else occurrence)
+        # shared across occurrences too. In a suite with writes a miss is its session's own: a
+        # live system keeps state per session, and one session's write is not another's.
+        alone = ctx.scope if self.histories is not None else None
+        flight = (tool, api, key, history, alone, None if self._records else occurrence)
         outcome = await self.misses.run(
             flight, lambda: self._miss(tool, api, key, canon, occurrence, ctx, history), _failed
         )

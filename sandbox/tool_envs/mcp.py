@@ -13,11 +13,15 @@ counting and the observation text are the same code as in a replay of the run, a
 against the recorded suite reproduces the observations exactly.
 
 With ``record_into`` (``--record-into SUITE_DIR``) every answer is also written to that suite
-(``mcp_record.SuiteRecorder``), with the tool docs and the run's tasks (those ``--tasks``
-selects), so ``sandbox replay`` and later runs work offline. A call the server does not answer
-(timeout, lost connection, JSON-RPC error) raises ``agents.errors.ToolEnvError``: the episode
-ends with an infrastructure error, is never charged to the agent, and ``--resume`` runs it again.
-May import ``sandbox.store``, ``sandbox.tool_envs`` modules, ``agents`` and ``mock_tools``.
+(``mcp_record.SuiteRecorder``), with the tool docs and the run's tasks (those ``--tasks`` selects),
+so ``sandbox replay`` and later runs work offline. When some of the server's tools write (their
+``readOnlyHint``, or the ``writes``/``reads`` of SUITE_DIR's ``suite.yaml``, else of ``--suite``),
+each answer is recorded under its episode's write history (``mock_tools.history``), which the
+in-process service keeps exactly as it will when it serves the recorded suite. A call the server
+does not answer (timeout, lost connection, JSON-RPC error) raises ``agents.errors.ToolEnvError``:
+the episode ends with an infrastructure error, is never charged to the agent, and ``--resume`` runs
+it again. May import ``sandbox.store``, ``sandbox.tool_envs`` modules, ``agents`` and
+``mock_tools``.
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
+import yaml
 
 from agents.errors import ToolEnvError
 from agents.toolenv import Observation
@@ -41,7 +47,10 @@ from mock_tools import (
     http_app,
     in_process_client,
 )
+from mock_tools.errors import MockToolsError
+from mock_tools.history import api_kinds
 from mock_tools.models import SuiteMeta
+from mock_tools.yaml_text import load_yaml
 from sandbox.errors import ConfigError
 from sandbox.store.config import RunConfig
 from sandbox.store.redact import redact
@@ -96,6 +105,7 @@ class LiveMcpPolicy:
                 dict(miss.args),
                 miss.occurrence,
                 response,
+                miss.history,
             )
         return MissAnswer(response, "upstream")
 
@@ -175,12 +185,21 @@ class McpToolEnvs:
         self.catalog = catalog
         run_tasks = select_tasks(self.source.tasks, self.selection)
         self.tasks = {t.id: catalog.task(t, self.source.apis) for t in run_tasks}
+        kinds = self._kinds()
+        try:
+            api_kinds(kinds, catalog.apis)
+        except ValueError as e:
+            raise ConfigError(f"the MCP server {self.target.describe()}'s tools: {e}") from None
         if self.record_into:
             self.recorder = SuiteRecorder.open(
-                self.record_into, catalog, self.tasks.values(), source=self.target.describe()
+                self.record_into,
+                catalog,
+                self.tasks.values(),
+                source=self.target.describe(),
+                kinds=kinds,
             )
         served = Suite(
-            meta=SuiteMeta(name=f"mcp:{catalog.server}"),
+            meta=SuiteMeta(name=f"mcp:{catalog.server}", writes=kinds.writes, reads=kinds.reads),
             tools=catalog.tools,
             tasks=[],
             recordings=[],
@@ -192,6 +211,27 @@ class McpToolEnvs:
         self._client = in_process_client(
             http_app(self._service), timeout=DEFAULT_CALL_TIMEOUT * 2 + 10.0
         )
+
+    def _kinds(self) -> SuiteMeta:
+        """Which of the server's tools write, besides what their annotations say: the
+        ``writes``/``reads`` of the suite recorded into (it replays with its own), else of
+        ``--suite``; two that disagree are a ``ConfigError``."""
+        given = self.source.meta
+        own = Path(self.record_into) / "suite.yaml" if self.record_into else None
+        if own is None or not own.is_file():
+            return given
+        try:
+            mine = SuiteMeta.model_validate(load_yaml(own.read_text(encoding="utf-8")))
+        except (OSError, ValueError, yaml.YAMLError, MockToolsError) as e:
+            raise ConfigError(f"cannot record into {self.record_into}: {own}: {e}") from None
+        said = (given.writes, given.reads)
+        if said != (None, None) and said != (mine.writes, mine.reads):
+            raise ConfigError(
+                f"--suite says writes {given.writes} and reads {given.reads}, {own} says writes "
+                f"{mine.writes} and reads {mine.reads}: make them agree (the recorded suite "
+                "replays with its own)"
+            )
+        return mine
 
     async def __aexit__(self, *exc: Any) -> None:
         await self._close()

@@ -9,11 +9,14 @@ whose function name (what agents see) is exactly the MCP tool's name:
 - any other name: the API of that name under a tool named after the server, with the name kept
   as the API's explicit ``function``.
 
-Descriptions and input schemas are the server's. ``catalog.task(task, source_apis)`` is a task of
-the run (from a suite or a task file) as it is offered on this server: the task's APIs matched by
-function name (every tool of the server when none match or the task lists none), its reference
-path mapped the same way (dropped, answer kept, when a step is not on the server), its checks and
-faults kept. May import ``mock_tools`` only.
+Descriptions and input schemas are the server's; so is whether an API writes (``read_only``, from
+the tool's annotations: ``readOnlyHint: true`` reads; ``readOnlyHint: false``, or a
+``destructiveHint`` or ``idempotentHint`` without ``readOnlyHint: true`` (MCP gives those hints for
+tools that are not read-only), writes; no such hint says nothing). ``catalog.task(task,
+source_apis)`` is a task of the run (from a suite or a task file) as it is offered on this server:
+the task's APIs matched by function name (every tool of the server when none match or the task lists
+none), its reference path mapped the same way (dropped, answer kept, when a step is not on the
+server), its checks and faults kept. May import ``mock_tools`` only.
 """
 
 from __future__ import annotations
@@ -29,13 +32,25 @@ from mock_tools import ApiSpec, Task, ToolSpec, function_name, split_function_na
 from mock_tools.models import ApiRef, RefStep
 from mock_tools.names import standardize
 
-__all__ = ["ServerCatalog"]
+__all__ = ["ServerCatalog", "read_only"]
 
 log = logging.getLogger(__name__)
 
 META_TOOL = "agent-sandbox/tool"
 META_API = "agent-sandbox/api"
 Pair = tuple[str, str]
+
+
+def read_only(tool: Any) -> bool | None:
+    """Whether an MCP tool's annotations say it reads (True), writes (False), or neither."""
+    hints = getattr(tool, "annotations", None)
+    if hints is None:
+        return None
+    if hints.read_only_hint is not None:
+        return bool(hints.read_only_hint)
+    if hints.destructive_hint is not None or hints.idempotent_hint is not None:
+        return False
+    return None
 
 
 @dataclass
@@ -77,6 +92,7 @@ class ServerCatalog:
                 name=api,
                 description=tool.description or "",
                 parameters=dict(schema) or {"type": "object", "properties": {}},
+                read_only=read_only(tool),
             )
         except ValidationError as e:
             log.warning("skipping MCP tool %r: %s", name, e.errors()[0]["msg"])

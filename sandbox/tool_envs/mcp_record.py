@@ -3,15 +3,17 @@
 ``SuiteRecorder.open(root, catalog, tasks, source=...)`` makes ``root`` a suite folder (new or
 existing) that the in-process mock tools can serve in place of the server:
 
-- ``suite.yaml`` (kept when the suite exists);
+- ``suite.yaml`` (kept when the suite exists), with the run's ``writes``/``reads`` when it is new;
 - tool docs from the server's tool list (``ServerCatalog``): tools the suite does not define go to
   ``tools/mcp-<server>.yaml``; an API missing from a tool the suite already defines is added to
   that tool's file; an API the suite already documents keeps its docs;
 - the run's tasks as offered on the server, in ``tasks/mcp-<server>.yaml`` (a task id the suite
   already defines elsewhere is left alone);
 - every answer, as it comes, in ``recordings/mcp-<server>.jsonl``: one line per
-  ``(tool, api, canonical arguments, occurrence)``, appended and fsynced (``RecordingWriter``),
-  with provenance ``upstream`` and the server in the note. A call already recorded is not written
+  ``(tool, api, canonical arguments, write history, occurrence)``, appended and fsynced
+  (``RecordingWriter``), with provenance ``upstream`` and the server in the note. The write
+  history (``mock_tools.history``) is the episode's write calls before the call, when the server's
+  tools (or the suite) say which write; absent otherwise. A call already recorded is not written
   again; when the server answers it differently, the first answer is kept and the conflict is
   counted (a replay of that episode will differ where the server did).
 
@@ -50,7 +52,7 @@ __all__ = ["RecordSummary", "SuiteRecorder"]
 
 log = logging.getLogger(__name__)
 
-Slot = tuple[str, str, str]
+Slot = tuple[str, str, str, str | None]
 
 
 @dataclass
@@ -82,14 +84,20 @@ class SuiteRecorder:
 
     @classmethod
     def open(
-        cls, root: str | Path, catalog: ServerCatalog, tasks: Iterable[Task], *, source: str
+        cls,
+        root: str | Path,
+        catalog: ServerCatalog,
+        tasks: Iterable[Task],
+        *,
+        source: str,
+        kinds: SuiteMeta | None = None,
     ) -> SuiteRecorder:
         """Write the docs and tasks into ``root`` (``ConfigError`` when it cannot) and open its
-        recording file."""
+        recording file. A new ``suite.yaml`` takes ``kinds``' ``writes`` and ``reads``."""
         root = Path(root)
         stem = f"mcp-{catalog.server}"
         try:
-            _write_meta(root, source)
+            _write_meta(root, source, kinds)
             _merge_tools(root, stem, catalog)
             _merge_tasks(root, stem, list(tasks))
             suite = load_suite(root)
@@ -100,18 +108,25 @@ class SuiteRecorder:
         recorded: dict[Slot, dict[int | None, Response]] = {}
         for rec in suite.recordings:
             key = canonical_key(rec.args, schemas.get((rec.tool, rec.api)))
-            recorded.setdefault((rec.tool, rec.api, key), {}).setdefault(
+            recorded.setdefault((rec.tool, rec.api, key, rec.history), {}).setdefault(
                 rec.occurrence, rec.response
             )
         return cls(root, writer, schemas, recorded, f"recorded from the MCP server {source}")
 
     def record(
-        self, tool: str, api: str, args: dict[str, Any], occurrence: int, response: Response
+        self,
+        tool: str,
+        api: str,
+        args: dict[str, Any],
+        occurrence: int,
+        response: Response,
+        history: str | None = None,
     ) -> None:
-        """Keep one answer (blocking: fsyncs; call it from a worker thread in async code)."""
+        """Keep one answer, given after the write history ``history`` (blocking: fsyncs; call
+        it from a worker thread in async code)."""
         key = canonical_key(args, self._schemas.get((tool, api)))
         with self._lock:
-            known = self._recorded.setdefault((tool, api, key), {})
+            known = self._recorded.setdefault((tool, api, key, history), {})
             earlier = known.get(occurrence, known.get(None))
             if earlier is not None:
                 self.summary.known += 1
@@ -122,12 +137,13 @@ class SuiteRecorder:
                 ):
                     self.summary.conflicts += 1
                     log.warning(
-                        "%s/%s %s (occurrence %d) answered differently than its recording in %s; "
-                        "the recording is kept",
+                        "%s/%s %s (occurrence %d%s) answered differently than its recording in "
+                        "%s; the recording is kept",
                         tool,
                         api,
                         key,
                         occurrence,
+                        f", after write history {history}" if history else "",
                         self.root,
                     )
                 return
@@ -141,6 +157,7 @@ class SuiteRecorder:
                 provenance=Provenance(
                     source="upstream", recorded_at=datetime.now(timezone.utc), note=self._note
                 ),
+                history=history,
             )
             self._writer.append(rec)
             self.summary.written += 1
@@ -153,7 +170,7 @@ class SuiteRecorder:
 # -- the folder ----------------------------------------------------------------------------------
 
 
-def _write_meta(root: Path, source: str) -> None:
+def _write_meta(root: Path, source: str, kinds: SuiteMeta | None) -> None:
     if (root / "suite.yaml").is_file():
         return
     if root.exists() and not root.is_dir():
@@ -161,8 +178,10 @@ def _write_meta(root: Path, source: str) -> None:
     meta = SuiteMeta(
         name=root.resolve().name,
         description=f"Tools and answers recorded from the MCP server {source} by agent-sandbox.",
+        writes=kinds.writes if kinds is not None else None,
+        reads=kinds.reads if kinds is not None else None,
     )
-    _write_yaml(root / "suite.yaml", meta.model_dump(mode="json"))
+    _write_yaml(root / "suite.yaml", meta.model_dump(mode="json", exclude_none=True))
 
 
 def _merge_tools(root: Path, stem: str, catalog: ServerCatalog) -> None:

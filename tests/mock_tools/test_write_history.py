@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 
@@ -408,3 +409,45 @@ def test_validate_follows_a_reference_along_its_history(tmp_path: Path) -> None:
     assert "reference step 1 todo/add: no recording for arguments" in report.warnings[0]
     assert report.warnings[1].endswith("(after 1 write call(s) of the reference)")
     assert "(after" not in report.warnings[0]
+
+
+async def test_identical_misses_of_two_sessions_each_reach_the_policy(tmp_path: Path) -> None:
+    # A live system keeps state per session: one session's write answered for another would
+    # leave the other's state without it (found recording a to-do server: two episodes' first
+    # "add milk" made one call, and the second episode's list lacked its milk).
+    reached: list[str] = []
+    gate = anyio.Event()
+
+    class Live:
+        name, records = "live", False
+
+        async def answer(self, miss: Any) -> MissAnswer:
+            reached.append(miss.scope)
+            await gate.wait()
+            return MissAnswer(Response(body={"id": 1}), "upstream")
+
+        async def aclose(self) -> None:
+            return None
+
+    service = create_service(load_suite(_suite(tmp_path / "s", [])), miss_policy=Live())
+    async with anyio.create_task_group() as group:
+        for scope in ("a", "b"):
+            group.start_soon(_ask, service, ADD, {"text": "milk"}, scope)
+        with anyio.fail_after(5):  # the second session's call must reach the policy too
+            while len(reached) < 2:
+                await anyio.sleep(0.01)
+        gate.set()
+    assert sorted(reached) == ["a", "b"]
+
+    # without writes, identical misses in flight still make one call
+    reached.clear()
+    gate = anyio.Event()
+    stateless = create_service(
+        load_suite(_suite(tmp_path / "t", [], meta={"name": "t"})), miss_policy=Live()
+    )
+    async with anyio.create_task_group() as group:
+        for scope in ("a", "b"):
+            group.start_soon(_ask, stateless, ADD, {"text": "milk"}, scope)
+        await anyio.sleep(0.2)
+        gate.set()
+    assert len(reached) == 1

@@ -1,25 +1,28 @@
 """The pieces of the MCP tool env that need no server: names, tasks, results, targets, config.
 
-What it protects: every listed tool keeps its exact name as the function agents see (split back
-into tool and API when it has ToolBench's form, explicit otherwise); a run's tasks are offered the
-server's matching tools (all of them when none match) and keep a reference only when every step
-is on the server; tool results of any shape become the right ``Response``; bad ``--mcp-server``
-values and flag combinations are clear errors.
+What it protects: every listed tool keeps its exact name as the function agents see (split back into
+tool and API when it has ToolBench's form, explicit otherwise); a run's tasks are offered the
+server's matching tools (all of them when none match) and keep a reference only when every step is
+on the server; whether a tool writes comes from its annotations' hints; tool results of any shape
+become the right ``Response``; bad ``--mcp-server`` values and flag combinations are clear errors.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.types import CallToolResult, ImageContent, TextContent, Tool
+import yaml
+from mcp.types import CallToolResult, ImageContent, TextContent, Tool, ToolAnnotations
 from pydantic import ValidationError
 
-from mock_tools import Task
-from mock_tools.models import ApiSpec
+from mock_tools import Suite, Task
+from mock_tools.models import ApiSpec, SuiteMeta
 from sandbox.errors import ConfigError
 from sandbox.store import RunConfig
 from sandbox.tool_envs.http import tool_functions
+from sandbox.tool_envs.mcp import McpToolEnvs
 from sandbox.tool_envs.mcp_catalog import ServerCatalog
 from sandbox.tool_envs.mcp_client import McpTarget, response_of
 
@@ -152,3 +155,47 @@ def test_offline_config_reads_the_recorded_suite() -> None:
     assert live.offline().suite == "rec" and live.offline().tools.mcp_server is None
     unrecorded = RunConfig(tools={"mcp_server": "http://x/mcp"})
     assert unrecorded.offline() is unrecorded
+
+
+@pytest.mark.parametrize(
+    ("hints", "read_only"),
+    [
+        (None, None),  # no annotations: nothing said
+        (ToolAnnotations(title="Look"), None),  # annotations without a hint
+        (ToolAnnotations(read_only_hint=True), True),
+        (ToolAnnotations(read_only_hint=False), False),
+        (ToolAnnotations(destructive_hint=False), False),  # a hint of tools that write
+        (ToolAnnotations(idempotent_hint=True), False),
+        (ToolAnnotations(read_only_hint=True, destructive_hint=True), True),  # readOnly wins
+        (ToolAnnotations(open_world_hint=True), None),  # says nothing of writing
+    ],
+)
+def test_whether_a_tool_writes_comes_from_its_hints(
+    hints: ToolAnnotations | None, read_only: bool | None
+) -> None:
+    tool = Tool(name="t", input_schema=OBJECT, annotations=hints)
+    catalog = ServerCatalog.from_tools("srv", [tool])
+    assert catalog.apis[("srv", "t")].read_only is read_only
+
+
+def test_which_tools_write_is_the_recorded_suites_say_else_the_runs(tmp_path: Path) -> None:
+    def kinds(record_into: Path | None, **given: Any) -> SuiteMeta:
+        tools: dict[str, Any] = {"mcp_server": "http://x/mcp"}
+        if record_into is not None:
+            tools["record_into"] = str(record_into)
+        source = Suite(meta=SuiteMeta(name="src", **given), tools={}, tasks=[], recordings=[])
+        return McpToolEnvs(RunConfig(tools=tools, suite="tasks.yaml"), source)._kinds()
+
+    assert kinds(None, writes=["add"]).writes == ["add"]
+    new = tmp_path / "new"
+    assert kinds(new, reads=["list"]).reads == ["list"]  # a new suite takes the run's
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    (rec / "suite.yaml").write_text(yaml.safe_dump({"name": "rec", "writes": ["add"]}))
+    assert kinds(rec).writes == ["add"]  # the recorded suite replays with its own
+    assert kinds(rec, writes=["add"]).writes == ["add"]
+    with pytest.raises(ConfigError, match="--suite says writes \\['pop'\\] .* make them agree"):
+        kinds(rec, writes=["pop"])
+    (rec / "suite.yaml").write_text("name: [")
+    with pytest.raises(ConfigError, match="cannot record into"):
+        kinds(rec)
