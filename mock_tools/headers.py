@@ -1,5 +1,6 @@
 """The ``X-Sandbox-*`` HTTP headers of the mock tool server: what a client may send (scenario,
-session, faults, recordings scope) and what every answer carries (provenance, occurrence).
+session, faults, recordings scope) and what every answer carries (provenance, occurrence; a
+world's answer also the hash of its session's state after the call).
 Imports nothing."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ __all__ = [
     "RECORDINGS_HEADER",
     "SCENARIO_HEADER",
     "SESSION_HEADER",
+    "STATE_HEADER",
 ]
 
 PROVENANCE_HEADER = "X-Sandbox-Provenance"
@@ -19,3 +21,4 @@ SCENARIO_HEADER = "X-Sandbox-Scenario"
 SESSION_HEADER = "X-Sandbox-Session"
 FAULTS_HEADER = "X-Sandbox-Faults"
 RECORDINGS_HEADER = "X-Sandbox-Recordings"
+STATE_HEADER = "X-Sandbox-State"

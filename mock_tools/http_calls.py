@@ -29,6 +29,7 @@ from mock_tools.headers import (
     RECORDINGS_HEADER,
     SCENARIO_HEADER,
     SESSION_HEADER,
+    STATE_HEADER,
 )
 from mock_tools.json_body import Disconnected, check_content_type, decode_json, read_body
 from mock_tools.render import dumps, native_payload, reject_payload, virtual_payload
@@ -63,6 +64,7 @@ _SCENARIO = SCENARIO_HEADER.lower().encode()
 _SESSION = SESSION_HEADER.lower().encode()
 _FAULTS = FAULTS_HEADER.lower().encode()
 _RECORDINGS = RECORDINGS_HEADER.lower().encode()
+_STATE = STATE_HEADER.lower().encode()
 _SANDBOX = b"x-sandbox-"
 _HIT = (_PROVENANCE, b"hit")
 
@@ -189,6 +191,8 @@ class CallRoutes:
             await send({"type": "http.response.body", "body": cached[0]})
             return
         headers = _headers(o.provenance, o.occurrence, o.headers)
+        if o.state is not None:  # a world's answer: /virtual's body has no room for it
+            headers.append((_STATE, o.state.encode("latin-1")))
         if o.raw is not None:
             body = o.raw
         else:

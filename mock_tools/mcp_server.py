@@ -8,7 +8,9 @@ answered before the server stops).
 
 - ``tools/list``: one tool per API, named as agents see it in OpenAI tools (``ApiSpec.function``
   or ``<api>_for_<tool>``, ``mock_tools.names.unique_function_names``), with the API's JSON Schema
-  as ``inputSchema`` and ``_meta`` naming the suite's ``tool`` and ``api``; pages of ``PAGE_SIZE``.
+  as ``inputSchema``, ``_meta`` naming the suite's ``tool`` and ``api``, and ``readOnlyHint`` when
+  the suite says whether it writes (a world's tools, ``writes``/``reads``, an API's
+  ``read_only``: ``mock_tools.history.api_kinds``); pages of ``PAGE_SIZE``.
 - ``tools/call``: ``MockToolService.handle``. The text content is the body ``POST /virtual``
   answers (``{"error": ..., "response": ...}``); ``structuredContent`` is the native answer
   (``ok``, ``body``, ``error``, ``provenance``, ``code``). A recorded error, a miss, an injected
@@ -16,16 +18,19 @@ answered before the server stops).
   tool name is a JSON-RPC error (-32602) naming the closest tools, as the MCP spec asks, and so
   are arguments holding a number JSON cannot (``NaN``, ``Infinity``, ``1e999``: the SDK reads
   them; the HTTP routes answer such a body 400).
-- Occurrence scope: ``_meta["agent-sandbox/session"]`` when the client names one (the sandbox's
-  MCP tool env does, one per episode), else the MCP session (``Mcp-Session-Id``), else an
-  ``X-Sandbox-Session`` header; over stdio the one connection. A stateless HTTP call with none of
-  these is a scope of its own (every call a first occurrence), so clients never share counts.
+- Session (the occurrence scope, the write history, and in a world suite the world session):
+  ``_meta["agent-sandbox/session"]`` when the client names one (the sandbox's MCP tool env does,
+  one per episode), else an ``X-Sandbox-Session`` header, both the session of that very name
+  (the one ``POST /sessions`` opens and the REST routes' header names); else the MCP session,
+  ``mcp:<Mcp-Session-Id>``; over stdio the one connection, ``mcp:stdio-<id>``. A stateless HTTP
+  call with none of these is a session of its own (every call a first occurrence, a fresh world),
+  so clients never share counts or state.
   ``_meta["agent-sandbox/scenario"]`` (or ``X-Sandbox-Scenario``) picks per-scenario faults,
   ``_meta["agent-sandbox/faults"]`` (or ``X-Sandbox-Faults``) overrides the fault config.
 
-No lookup logic lives here. Imports the SDK, the service, names, json_numbers, mcp_stdio, render
-and suite modules only; the SDK is imported by whoever imports this module, never by
-``import mock_tools``.
+No lookup logic lives here. Imports the SDK, the service, history, names, json_numbers, mcp_stdio,
+render and suite modules only; the SDK is imported by whoever imports this module, never by ``import
+mock_tools``.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -49,9 +55,11 @@ from mcp.types import (
     PaginatedRequestParams,
     TextContent,
     Tool,
+    ToolAnnotations,
 )
 from starlette.routing import Route
 
+from mock_tools.history import api_kinds
 from mock_tools.json_numbers import first_non_finite
 from mock_tools.mcp_stdio import DEFAULT_DRAIN, serve_lines
 from mock_tools.names import unique_function_names
@@ -79,8 +87,6 @@ META_API = "agent-sandbox/api"
 PAGE_SIZE = 1000
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
-_SESSION_HEADERS = ("mcp-session-id", "x-sandbox-session")
-
 
 def tool_names(service: MockToolService) -> dict[str, tuple[str, str]]:
     """MCP tool name -> the suite's ``(tool, api)``, in catalog order."""
@@ -98,12 +104,14 @@ class _Tools:
         self.page_size = page_size
         self.names = tool_names(service)
         self.connection_scope = connection_scope
+        kinds = api_kinds(service.suite.meta, service.suite.apis)
         self.tools = [
             Tool(
                 name=name,
                 title=f"{tool} / {api}",
                 description=service.suite.apis[(tool, api)].description or f"{api} of {tool}",
                 input_schema=service.suite.apis[(tool, api)].parameters,
+                annotations=_hints(kinds[(tool, api)]),
                 meta={META_TOOL: tool, META_API: api},
             )
             for name, (tool, api) in self.names.items()
@@ -154,16 +162,25 @@ class _Tools:
     def _context(self, ctx: ServerRequestContext) -> CallContext:
         meta: Mapping[str, Any] = ctx.meta or {}
         headers: Mapping[str, str] = ctx.request.headers if ctx.request is not None else {}
-        scenario = meta.get(META_SCENARIO) or headers.get("x-sandbox-scenario")
+        scenario = meta.get(META_SCENARIO) or _decoded(headers.get("x-sandbox-scenario"))
         faults = meta.get(META_FAULTS) or headers.get("x-sandbox-faults")
-        scope = meta.get(META_SESSION)
-        for header in _SESSION_HEADERS:
-            scope = scope or headers.get(header)
-        if not scope:
-            scope = self.connection_scope or f"mcp-call-{uuid.uuid4().hex}"
-        return CallContext.parse(
-            str(scenario) if scenario else None, f"mcp:{scope}", faults or None
-        )
+        named = meta.get(META_SESSION) or _decoded(headers.get("x-sandbox-session"))
+        if named:
+            scope = str(named)
+        else:
+            own = headers.get("mcp-session-id") or self.connection_scope
+            scope = f"mcp:{own or f'call-{uuid.uuid4().hex}'}"
+        return CallContext.parse(str(scenario) if scenario else None, scope, faults or None)
+
+
+def _decoded(value: str | None) -> str | None:
+    """A header value as the REST routes read it (percent-decoded: ``header_value``)."""
+    return None if value is None else unquote(value)
+
+
+def _hints(writes: bool | None) -> ToolAnnotations | None:
+    """MCP's annotations of an API the suite says reads (``readOnlyHint: true``) or writes."""
+    return None if writes is None else ToolAnnotations(read_only_hint=not writes)
 
 
 def _result(o: Outcome) -> CallToolResult:

@@ -195,6 +195,7 @@ class WorldEngine:
                 parameters=d.parameters,
                 function=d.name,
                 returns=None,
+                read_only=not d.writes,
             )
             for d in self.tools.values()
         ]

@@ -10,7 +10,10 @@ budget, and recorded (``sandbox.external.record``):
 - ``call(name, arguments, call_id)``: a tool call by function name (``/call``, MCP): read as
   the built-in loops read a call (``Finish``, dispatch, argument validation), sent through the
   episode's tool env, its observation cut as theirs are;
-- ``forward(...)``: a request to the suite's own REST routes (``sandbox.tool_envs.forward``).
+- ``forward(...)``: a request to the suite's own REST routes (``sandbox.tool_envs.forward``). In
+  a world suite the tools act on the episode's world session, the one the env opened; the
+  session routes (``/sessions...``, ``/reset``) are refused: the sandbox opens, restores and
+  judges that session, and the agent would otherwise reach other episodes' sessions.
 
 The first of these events ends the episode: a ``Finish`` (an answer or a give-up), a budget
 spent (``budget_exhausted``), a model or tool failure that survived the retries (an
@@ -41,7 +44,7 @@ from agents.toolenv import GIVE_ANSWER, Observation, ToolEnv
 from agents.trajectory import ErrorRecord, FinishCall, Status, StepCall
 from sandbox.external.record import EpisodeRecord
 from sandbox.tool_envs.forward import ForwardedCall, Forwarder, route_kind
-from sandbox.tool_envs.http import HttpToolEnv, observation_text
+from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv, observation_text
 
 __all__ = ["CallAnswer", "EpisodeScope", "Refusal"]
 
@@ -53,7 +56,7 @@ class Refusal:
     status: int
     code: str
     """``budget_exhausted``, ``episode_over``, ``model_error``, ``replay_divergence``,
-    ``tool_error`` or ``no_rest_routes``."""
+    ``tool_error``, ``no_rest_routes`` or ``session_routes``."""
     message: str
 
 
@@ -256,6 +259,14 @@ class EpisodeScope:
                 "this run's tools are not a mock tool server (an MCP server or a recorded "
                 "run): call them with POST /call or over MCP",
             )
+        if isinstance(self.env, WorldToolEnv) and _session_route(path):
+            return Refusal(
+                403,
+                "session_routes",
+                "the episode's world session is the sandbox's (it opens, restores and judges "
+                "it): call the tools, through POST /call, MCP or the REST routes, and they act on "
+                "it",
+            )
         send = self.forwarder.forward
         if not _is_call(method, path):
             return await send(method, path, query=query, content=content, content_type=content_type)
@@ -280,6 +291,12 @@ class EpisodeScope:
 
 def _is_call(method: str, path: str) -> bool:
     return route_kind(method, path) is not None
+
+
+def _session_route(path: str) -> bool:
+    """A route of the world's sessions (``mock_tools.session_routes``) or ``/reset``."""
+    first = path.strip("/").split("/", 1)[0]
+    return first in ("sessions", "reset")
 
 
 def _forwarded_call(answer: ForwardedCall, call_id: str) -> StepCall:

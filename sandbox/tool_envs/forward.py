@@ -11,9 +11,12 @@ name (the offered name, else ``<api>_for_<tool>``), its arguments, and the obser
 of the sandbox would have recorded for it. Other requests (``/health``, ``/tools``, ``/stats``,
 ``/openapi.json``...) are answered the same way and are no call.
 
+In a world suite (``WorldToolEnv``) a call goes to the episode's own session: it is opened first (at
+the task's initial state, with the run's seed) when no call opened it yet, and the env follows the
+state the call leaves (the ``/virtual`` answer's state comes in its ``X-Sandbox-State`` header).
 Names are resolved among the APIs the episode's task offers (a call to another API of the suite
-still reaches the server and is recorded under the name it was called by); the typed routes'
-paths are read once per episode from the server's catalog (``GET /tools``). May import
+still reaches the server and is recorded under the name it was called by); the typed routes' paths
+are read once per episode from the server's catalog (``GET /tools``). May import
 ``sandbox.tool_envs.http``, ``agents`` and ``mock_tools``.
 """
 
@@ -27,14 +30,21 @@ from urllib.parse import unquote
 
 import httpx
 
+from agents.errors import ToolEnvError
 from agents.toolenv import Observation
 from mock_tools import PROVENANCE_HEADER, NameResolver
+from mock_tools.headers import STATE_HEADER
 from mock_tools.names import function_name
-from sandbox.tool_envs.http import HttpToolEnv, observation_text, to_observation
+from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv, observation_text, to_observation
 
 __all__ = ["ForwardedCall", "Forwarder", "route_kind"]
 
-_PASSED_HEADERS = ("content-type", "x-sandbox-provenance", "x-sandbox-occurrence")
+_PASSED_HEADERS = (
+    "content-type",
+    "x-sandbox-provenance",
+    "x-sandbox-occurrence",
+    "x-sandbox-state",
+)
 
 
 @dataclass
@@ -97,8 +107,10 @@ class Forwarder:
         kind = route_kind(method, path)
         started = time.perf_counter()
         try:
+            if kind is not None and isinstance(env, WorldToolEnv):
+                await env.open_session()
             resp = await env.client.request(method, url, content=content, headers=headers)
-        except httpx.HTTPError as e:
+        except (httpx.HTTPError, ToolEnvError) as e:
             return _unreachable(env, kind, path, content, e, started)
         latency = (time.perf_counter() - started) * 1000
         passed = [(k, v) for k, v in resp.headers.items() if k.lower() in _PASSED_HEADERS]
@@ -109,6 +121,8 @@ class Forwarder:
             out.observation = _virtual_observation(resp, latency, env.ascii_observations)
         else:
             out.observation = to_observation(resp, latency, env.ascii_observations)
+        if isinstance(env, WorldToolEnv):
+            env.observe(out.observation)
         await self._identify(out, path, content)
         return out
 
@@ -155,7 +169,10 @@ class Forwarder:
 def _unreachable(
     env: HttpToolEnv, kind: str | None, path: str, content: bytes, e: Exception, started: float
 ) -> ForwardedCall:
-    msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
+    if isinstance(e, ToolEnvError):
+        msg = f"cannot open the episode's session: {e}"
+    else:
+        msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
     text = observation_text(msg, "", ascii_only=env.ascii_observations)
     out = ForwardedCall(status=502, body=text.encode(), route=kind)
     out.headers = [("content-type", "application/json")]
@@ -195,6 +212,7 @@ def _virtual_observation(resp: httpx.Response, latency_ms: float, ascii_only: bo
         provenance=resp.headers.get(PROVENANCE_HEADER, "") or ("hit" if ok else "error"),
         error=error,
         latency_ms=latency_ms,
+        state=resp.headers.get(STATE_HEADER) or None,
     )
 
 

@@ -302,15 +302,25 @@ class WorldToolEnv(HttpToolEnv):
             )
         return data
 
-    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+    async def open_session(self) -> None:
+        """Open the episode's session unless it is open (``ToolEnvError`` when the server
+        cannot): a client's own request (``sandbox.tool_envs.forward``) goes there first, so
+        it lands in the task's initial state with the run's seed."""
         if self.position is None:
-            try:
-                await self._open()
-            except ToolEnvError as e:
-                return self._transport_error(e.kind, str(e), time.perf_counter())
-        obs = await super().call(name, args)
+            await self._open()
+
+    def observe(self, obs: Observation) -> None:
+        """Follow a call's observation: the session is now in the state it names."""
         if obs.state is not None:
             self.position = obs.state
+
+    async def call(self, name: str, args: dict[str, Any]) -> Observation:
+        try:
+            await self.open_session()
+        except ToolEnvError as e:
+            return self._transport_error(e.kind, str(e), time.perf_counter())
+        obs = await super().call(name, args)
+        self.observe(obs)
         return obs
 
     async def restore_state(self, state: str | None) -> None:
