@@ -66,6 +66,7 @@ GROUPS: tuple[Group, ...] = (
             "overlay",
             "store",
             "recording_index",
+            "history",
             "faults",
             "miss",
         ),

@@ -10,6 +10,7 @@ What it protects:
   starts the history again, faults never reach the history, occurrences count per history;
 - recordings with a history are indexed from a suite folder (and refused with a bad one), kept
   in memory, in the overlay and in a JSONL file by a recording miss policy, and frozen;
+- a live stateful HTTP API recorded through the ``upstream`` miss policy replays offline;
 - a suite without writes is unchanged: its recordings are served as before.
 """
 
@@ -20,10 +21,21 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 import yaml
 
-from mock_tools import CallContext, MissAnswer, Rejected, Response, create_service, load_suite
+from mock_tools import (
+    CallContext,
+    MissAnswer,
+    RecordingStore,
+    Rejected,
+    Response,
+    Upstream,
+    UpstreamPolicy,
+    create_service,
+    load_suite,
+)
 from mock_tools.errors import SuiteError
 from mock_tools.history import (
     HISTORY_CHARS,
@@ -33,7 +45,7 @@ from mock_tools.history import (
     history_of,
     write_apis,
 )
-from mock_tools.models import ApiSpec, FaultConfig, SuiteMeta
+from mock_tools.models import ApiSpec, FaultConfig, Recording, SuiteMeta
 from mock_tools.overlay import OverlayStore, freeze
 from mock_tools.validate import validate_suite
 
@@ -200,6 +212,34 @@ def test_histories_per_session_are_bounded_and_reset() -> None:
     assert histories.reset() == 1 and len(histories) == 0
     with pytest.raises(ValueError):
         WriteHistories(limit=0)
+    assert WriteHistories(limit=1).advance("a", *ADD, MILK) == AFTER_MILK
+
+
+def test_the_store_keeps_scopes_and_histories_apart() -> None:
+    store = RecordingStore()
+    store.add(Recording(tool="t", api="a", args={}, response=Response(body="anyone, empty")))
+    store.add(
+        Recording(tool="t", api="a", args={}, response=Response(body="anyone, h"), history="ab")
+    )
+    scoped = Recording(tool="t", api="a", args={}, response=Response(body="s, h"), history="ab")
+    store.add(scoped.model_copy(update={"scope": "s"}))
+
+    def body(**where: Any) -> Any:
+        found = store.get("t", "a", "{}", **where)
+        return None if found is None else found.body
+
+    assert body() == "anyone, empty"
+    assert body(history="ab") == "anyone, h"
+    assert body(history="ab", scope="s") == "s, h"
+    assert body(history="ab", scope="other") == "anyone, h"
+    assert body(scope="s") == "anyone, empty"  # the scope's answer is after another history
+    assert body(history="cd") is None and body(history="cd", scope="s") is None
+    assert store.has("t", "a", "{}", history="ab") and not store.has("t", "a", "{}", history="cd")
+    assert not store.has("t", "a", "{}", history="cd", scope="s")
+    # a second answer for the same call after the same history is a duplicate
+    assert not store.add_keyed("t", "a", "{}", Response(body="again"), history="ab")
+    assert store.add_keyed("t", "a", "{}", Response(body="new"), history="cd")
+    assert body(history="cd") == "new"
 
 
 # -- the service ------------------------------------------------------------------------------
@@ -298,6 +338,8 @@ async def test_a_recorded_call_is_admitted_only_after_its_own_history(tmp_path: 
     await service.handle("todo", "add", {"text": "milk"}, CallContext(scope="s"))
     _, _, outcome = await service.handle("todo", "done", {"id": "one"}, CallContext(scope="s"))
     assert _body(outcome) == {"done": 1}
+    with pytest.raises(Rejected):  # admitted after milk is not admitted before it
+        await service.handle("todo", "done", {"id": "one"}, CallContext(scope="fresh"))
 
 
 async def test_a_suite_without_writes_is_served_as_before(tmp_path: Path) -> None:
@@ -312,20 +354,20 @@ async def test_a_suite_without_writes_is_served_as_before(tmp_path: Path) -> Non
 
 
 async def test_answers_made_on_misses_are_kept_under_their_history(tmp_path: Path) -> None:
-    class Recording:
-        name, records = "recording", True
+    class Keeping:
+        name, records = "keeping", True
         n = 0
 
         async def answer(self, miss: Any) -> MissAnswer:
-            Recording.n += 1
-            return MissAnswer(Response(body=f"answer {Recording.n}"), "upstream", "upstream")
+            Keeping.n += 1
+            return MissAnswer(Response(body=f"answer {Keeping.n}"), "upstream", "upstream")
 
         async def aclose(self) -> None:
             return None
 
     suite = load_suite(_suite(tmp_path / "s", recordings=[]))
     jsonl = tmp_path / "made.jsonl"
-    service = create_service(suite, miss_policy=Recording(), record_to=jsonl)
+    service = create_service(suite, miss_policy=Keeping(), record_to=jsonl)
     assert (await _ask(service, LIST, {})).response.body == "answer 1"
     await _ask(service, ADD, {"text": "milk"})  # answer 2
     assert (await _ask(service, LIST, {})).response.body == "answer 3"  # not answer 1
@@ -339,9 +381,9 @@ async def test_answers_made_on_misses_are_kept_under_their_history(tmp_path: Pat
     ]
 
     # the same through an overlay, and frozen into the suite
-    Recording.n = 0
+    Keeping.n = 0
     overlay = OverlayStore(tmp_path / "overlay.sqlite")
-    service = create_service(suite, miss_policy=Recording(), overlay=overlay)
+    service = create_service(suite, miss_policy=Keeping(), overlay=overlay)
     await _ask(service, LIST, {})
     await _ask(service, ADD, {"text": "milk"})
     assert (await _ask(service, LIST, {})).response.body == "answer 3"
@@ -451,3 +493,39 @@ async def test_identical_misses_of_two_sessions_each_reach_the_policy(tmp_path: 
         await anyio.sleep(0.2)
         gate.set()
     assert len(reached) == 1
+
+
+async def test_a_live_http_api_recorded_through_upstream_replays_on_its_histories(
+    tmp_path: Path,
+) -> None:
+    # A stateful HTTP API (a to-do list), reached by the upstream miss policy; the suite says
+    # which APIs write, so each answer is recorded under the session's writes before it.
+    items: list[str] = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/add"):
+            items.append(json.loads(request.content)["text"])
+            return httpx.Response(200, json={"id": len(items)})
+        return httpx.Response(200, json=list(items))
+
+    upstream = Upstream(
+        "http://todo.test", client=httpx.AsyncClient(transport=httpx.MockTransport(api))
+    )
+    policy = UpstreamPolicy(UpstreamPolicy.Options(upstream=upstream))
+    root = _suite(tmp_path / "s", recordings=[])
+    made = tmp_path / "made.jsonl"
+    live = create_service(load_suite(root), miss_policy=policy, record_to=made)
+    sequence = [
+        (LIST, {}),
+        (ADD, {"text": "milk"}),
+        (LIST, {}),
+        (ADD, {"text": "eggs"}),
+        (LIST, {}),
+    ]
+    answered = [(await _ask(live, *call)).response.body for call in sequence]
+    await live.aclose()
+    assert answered == [[], {"id": 1}, ["milk"], {"id": 2}, ["milk", "eggs"]]
+
+    (root / "recordings" / "todo.jsonl").write_text(made.read_text())
+    offline = create_service(load_suite(root))  # the API gone: the recordings answer
+    assert [_body(await _ask(offline, *call, scope="again")) for call in sequence] == answered
