@@ -622,6 +622,28 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         ('digest.update("\\0".join(row).encode("UTF-8"))',),
         "Python looks codec names up in any letter case: the same UTF-8 encoder",
     ),
+    Equivalent(
+        "mock_tools.history",
+        "extend",
+        ('digest = hashlib.sha256((history or "").encode("ascii"))',),
+        ('digest = hashlib.sha256((history or "").encode("ASCII"))',),
+        "Python looks codec names up in any letter case: the same ASCII encoder",
+    ),
+    Equivalent(
+        "mock_tools.history",
+        "extend",
+        ('digest.update(call.encode("utf-8", "surrogatepass"))',),
+        ('digest.update(call.encode("UTF-8", "surrogatepass"))',),
+        "Python looks codec names up in any letter case: the same UTF-8 encoder",
+    ),
+    Equivalent(
+        "mock_tools.history",
+        "extend",
+        ('call = json.dumps([tool, api, key], ensure_ascii=False, separators=(",", ":"))',),
+        ('call = json.dumps([tool, api, key], ensure_ascii=False, separators=(",", "XX:XX"))',),
+        "the value dumped is a list of three strings: no key, so the key separator is never "
+        "written",
+    ),
     *(
         Equivalent(_REPLAY, function, (line,), (line.replace(drop, ""),), _DEFAULT_NONE)
         for function, line, drop in (

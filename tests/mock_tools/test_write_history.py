@@ -139,6 +139,9 @@ def test_a_history_chains_the_write_calls_in_order_and_is_stable() -> None:
     assert extend(None, *ADD, EGGS) != AFTER_MILK
     assert extend(None, "todo", "done", MILK) != AFTER_MILK  # so does the API
     assert extend(None, "tod", "oadd", MILK) != AFTER_MILK  # names do not run together
+    # non-ASCII names as UTF-8 (not escaped), and a key holding a lone surrogate (canonical keys
+    # may: the recording index hashes them too) is hashed, never an error
+    assert extend(None, "café", "añadir", '{"t":"\ud800"}') == "8a728e12e3f3e684e7500992b92f6b39"
 
 
 def _apis(**read_only: bool | None) -> dict[tuple[str, str], ApiSpec]:
@@ -167,6 +170,7 @@ def test_which_apis_write() -> None:
     assert write_apis(SuiteMeta(name="t", writes=["list_for_todo"]), _apis(list=True)) == {LIST}
     reads = SuiteMeta(name="t", reads=["todo/list"])
     assert write_apis(reads, _apis(count=True)) == {ADD, DONE}
+    assert api_kinds(reads, _apis())[LIST] is False  # said: a read (readOnlyHint: true)
     assert write_apis(SuiteMeta(name="t", reads=["todo/list"]), _apis(add=True)) == {
         DONE,
         ("todo", "count"),
@@ -178,6 +182,10 @@ def test_a_name_that_is_no_api_or_is_in_both_lists_is_refused() -> None:
         api_kinds(SuiteMeta(name="t", writes=["todo/nope"]), _apis())
     with pytest.raises(ValueError, match=r"^reads: 'other/\*' names no API"):
         api_kinds(SuiteMeta(name="t", reads=["other/*"]), _apis())
+    with pytest.raises(ValueError, match=r"^writes: 'todo/' names no API"):
+        api_kinds(SuiteMeta(name="t", writes=["todo/"]), _apis())  # no "*": not every API
+    with pytest.raises(ValueError, match=r"^writes: 'todoXY' names no API"):
+        api_kinds(SuiteMeta(name="t", writes=["todoXY"]), _apis())
     with pytest.raises(ValueError, match="todo/add is listed in both writes and reads"):
         api_kinds(SuiteMeta(name="t", writes=["todo/add"], reads=["add_for_todo"]), _apis())
 
