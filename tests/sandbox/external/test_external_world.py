@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[3]
 TINYWORLD = ROOT / "tests" / "fixtures" / "suites" / "tinyworld"
 EXAMPLES = ROOT / "examples" / "agents"
 REST_AGENT = Path(__file__).with_name("rest_agent.py")
+TASKS = "pay_bob,unfreeze_and_pay,balance"  # the tasks without a user (a conversation)
 AGENTS = {
     "call": f"{sys.executable} {EXAMPLES / 'openai_loop.py'}",
     "mcp": f"{sys.executable} {EXAMPLES / 'mcp_loop.py'}",
@@ -55,7 +56,7 @@ def test_an_agents_writes_land_in_its_episodes_world_and_are_judged_there(
 ) -> None:
     runs = tmp_path / "runs"
     argv = ["run", "--suite", str(TINYWORLD), "--agent", "external", "-O"]
-    argv += [f"command={AGENTS[door]}", "--model", "reference", "--seed", "3"]
+    argv += [f"command={AGENTS[door]}", "--model", "reference", "--seed", "3", "--tasks", TASKS]
     assert main([*argv, "--out", str(runs), "--run-id", door, "--no-plots", "--json"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["pass_rate"] == 1.0 and line["by_status"] == {"answered": 3}
