@@ -13,18 +13,21 @@ Values that cannot be coerced are kept as given, so that schema validation can r
 Nested objects (``properties``) and arrays (``items``) are canonicalised recursively. Under a
 schema marked ``TOOLBENCH_NAMES`` (ToolBench and StableToolBench imports), an argument keyed by
 another spelling of a property's ToolBench name (``ID`` for ``is_id``) is read as that property
-first, so a call and a recording spelled either way meet.
+first, so a call and a recording spelled either way meet. Under a schema marked
+``RAW_ARGUMENTS`` (BFCL's API classes) the arguments are kept exactly as given (a deep copy):
+the tool takes them as the caller wrote them.
 Pure; imports ``mock_tools.names`` only.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Callable
 from typing import Any
 
-from mock_tools.names import TOOLBENCH_NAMES, toolbench_arguments
+from mock_tools.names import RAW_ARGUMENTS, TOOLBENCH_NAMES, toolbench_arguments
 
 _TRUE = {"true", "1", "yes", "y", "on"}
 _FALSE = {"false", "0", "no", "n", "off"}
@@ -33,6 +36,8 @@ _FALSE = {"false", "0", "no", "n", "off"}
 def canonical_args(args: dict[str, Any] | None, schema: dict[str, Any] | None = None) -> dict:
     """Return the canonical form of an arguments object under a JSON Schema."""
     schema = schema or {}  # no schema: an object without declared properties
+    if schema.get(RAW_ARGUMENTS) is True:
+        return copy.deepcopy(dict(args or {}))
     args = dict(args or {})
     if schema.get(TOOLBENCH_NAMES) is True:
         args = toolbench_arguments(args, _properties(schema))

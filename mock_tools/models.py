@@ -285,6 +285,23 @@ class Task(_Strict):
         return v
 
 
+class WorldAdapter(_Strict):
+    """A world made by an adapter over another benchmark's code, loaded from the user's copy of
+    it at run time (``kind: bfcl``: BFCL's API classes, ``mock_tools.worlds.bfcl``)."""
+
+    kind: Literal["bfcl"]
+    source: str = Field(
+        min_length=1,
+        description="The copy the code is loaded from (bfcl: the bfcl-eval wheel, an unpacked or "
+        "installed copy); a relative path is relative to the suite folder.",
+    )
+    classes: list[str] = Field(min_length=1, description="The API classes the tasks involve.")
+    version: str = Field(default="", description="The copy's version at import (checked).")
+    digest: str = Field(
+        default="", description="A digest of the copy's API code and docs at import (checked)."
+    )
+
+
 class SuiteMeta(_Strict):
     name: str
     version: str = "1"
@@ -305,6 +322,11 @@ class SuiteMeta(_Strict):
         description="The suite's world: a file of the suite (world.py[:Class]), a module path "
         "(package.module:Class) or an entry point of group agent_sandbox.worlds "
         "(docs/worlds.md). Its tools join the suite's, its state is the suite's state/ folder.",
+    )
+    world_adapter: WorldAdapter | None = Field(
+        default=None,
+        description="Instead of world: a world made by an adapter over another benchmark's "
+        "code (bfcl: BFCL's API classes; docs/benchmarks.md).",
     )
     world_call_seconds: float = Field(
         default=10.0, gt=0, description="The longest a world tool call may run."

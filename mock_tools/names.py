@@ -38,6 +38,12 @@ _CHANGED = frozenset({"from", "class", "return", "false", "true", "id", "and"})
 """ToolBench's ``change_name`` list: these names get an ``is_`` prefix."""
 _RESERVED = _CHANGED | {""}
 
+RAW_ARGUMENTS = "x-raw-arguments"
+"""A parameters schema with this key set to true takes its arguments exactly as the caller gave
+them: they are not canonicalised (``mock_tools.canonical``) nor checked against the schema, and
+the tool decides what it accepts (BFCL's API classes, whose executor calls them as Python does).
+Agents are offered the schema without the key."""
+
 TOOLBENCH_NAMES = "x-toolbench-names"
 """A parameters schema with this key set to true names its properties as ToolBench's client offers
 them (``parameter_name``): an argument spelled otherwise (``ID`` for ``is_id``) is read as the
@@ -47,6 +53,7 @@ mark the schemas they write; agents are offered the schema without the key."""
 __all__ = [
     "FUNCTION_NAME_MAX",
     "NAME_MAX",
+    "RAW_ARGUMENTS",
     "TOOLBENCH_NAMES",
     "NameResolver",
     "api_identifier",

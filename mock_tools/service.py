@@ -48,7 +48,7 @@ from mock_tools.history import WriteHistories, write_apis
 from mock_tools.json_numbers import finite_json
 from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response
-from mock_tools.names import NAME_MAX, NameResolver
+from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver
 from mock_tools.overlay import OverlayStore
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
 from mock_tools.store import (
@@ -337,6 +337,9 @@ class MockToolService:
     def _validator(self, tool: str, api: str) -> Any:
         if (tool, api) not in self._validators:
             schema = self.suite.apis[(tool, api)].parameters
+            if schema.get(RAW_ARGUMENTS) is True:  # the tool takes its arguments as given
+                self._validators[(tool, api)] = None
+                return None
             cls = validator_for(schema)
             try:
                 cls.check_schema(schema)

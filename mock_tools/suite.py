@@ -139,8 +139,8 @@ def _load_suite(path: str | Path, *, cache_dir: str | Path | None = None) -> Sui
             tasks.append(task)
 
     world = None
-    if meta.world is not None:
-        world, tasks = _with_world(root, meta.world, tools, tasks)
+    if meta.world is not None or meta.world_adapter is not None:
+        world, tasks = _with_world(root, meta, tools, tasks)
     _check_kinds(meta, tools, meta_file)
 
     if digest is None:
@@ -174,13 +174,20 @@ def _check_kinds(meta: SuiteMeta, tools: dict[str, ToolSpec], meta_file: Path) -
 
 
 def _with_world(
-    root: Path, spec: str, tools: dict[str, ToolSpec], tasks: list[Task]
+    root: Path, meta: SuiteMeta, tools: dict[str, ToolSpec], tasks: list[Task]
 ) -> tuple[WorldEngine, list[Task]]:
-    """Load the suite's world: its tools join ``tools``; a task that offers no tools is offered
-    every tool of the world."""
-    from mock_tools.worlds.loading import load_engine  # the world's code only where it is used
+    """Load the suite's world (``world``, or an adapter's): its tools join ``tools``; a task
+    that offers no tools is offered every tool of the world."""
+    from mock_tools.worlds.loading import load_adapter, load_engine  # only where it is used
 
-    world = load_engine(spec, root)
+    where = str(root / "suite.yaml")
+    if meta.world is not None and meta.world_adapter is not None:
+        raise SuiteError("give world or world_adapter, not both", file=where)
+    if meta.world_adapter is not None:
+        world = load_adapter(meta.world_adapter, root)
+    else:
+        assert meta.world is not None
+        world = load_engine(meta.world, root)
     if world.name in tools:
         raise SuiteError(
             f"the world's name {world.name!r} is also a tool of tools/",

@@ -29,12 +29,20 @@ from pathlib import Path
 from typing import Any
 
 from mock_tools.errors import MockToolsError
+from mock_tools.models import WorldAdapter
 from mock_tools.worlds.errors import WorldDefinitionError
 from mock_tools.worlds.state import State, StateError
 from mock_tools.worlds.world import World, WorldEngine
 from mock_tools.yaml_text import MAX_YAML_BYTES, load_yaml
 
-__all__ = ["ENTRY_POINT_GROUP", "STATE_FOLDER", "load_engine", "load_state", "world_class"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "STATE_FOLDER",
+    "load_adapter",
+    "load_engine",
+    "load_state",
+    "world_class",
+]
 
 ENTRY_POINT_GROUP = "agent_sandbox.worlds"
 STATE_FOLDER = "state"
@@ -48,6 +56,24 @@ def load_engine(spec: str, root: Path | None) -> WorldEngine:
     cls, source = world_class(spec, root)
     base = load_state(root / STATE_FOLDER) if root is not None else State.empty()
     return WorldEngine(cls, base, source=source)
+
+
+def load_adapter(adapter: WorldAdapter, root: Path | None) -> WorldEngine:
+    """The world an adapter makes (``SuiteMeta.world_adapter``): for ``bfcl``, BFCL's API
+    classes loaded from the user's copy (``mock_tools.worlds.bfcl``)."""
+    from mock_tools.worlds.bfcl.engine import load_bfcl_engine
+
+    source = Path(adapter.source).expanduser()
+    if not source.is_absolute() and root is not None:
+        source = root / source
+    where = str(root / "suite.yaml") if root is not None else "suite.yaml"
+    return load_bfcl_engine(
+        str(source),
+        adapter.classes,
+        version=adapter.version,
+        digest=adapter.digest,
+        where=where,
+    )
 
 
 def world_class(spec: str, root: Path | None) -> tuple[type[World], str]:

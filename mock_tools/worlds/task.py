@@ -26,7 +26,7 @@ pydantic; imports nothing of the project.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -139,6 +139,19 @@ class WorldChecks(_Strict):
     assertions: list[StateAssertion] = Field(default_factory=list, alias="assert")
     forbid: Forbidden = Field(default_factory=Forbidden)
     require: Required = Field(default_factory=Required)
+    judged_turns: Literal["every", "with_gold"] = Field(
+        default="every",
+        description="A scripted conversation: which turns the per-turn checks judge. every: "
+        "each turn; with_gold: only turns that have gold actions, each of which must hold a "
+        "call of the agent (BFCL's rule: a turn without gold actions is one where the agent "
+        "should not act, and is not checked).",
+    )
+    turn_answers: bool = Field(
+        default=False,
+        description="A scripted conversation: at the end of each judged turn, the answers of "
+        "that turn's gold actions must be among the answers of the agent's calls so far, each "
+        "matched once, in any order (BFCL's execution-result check).",
+    )
 
 
 class TaskWorld(_Strict):

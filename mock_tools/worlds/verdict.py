@@ -68,9 +68,11 @@ class WorldVerdict(BaseModel):
     divergence: str | None = None
     turns: list[bool] | None = Field(
         default=None,
-        description="A scripted conversation: whether the state at the end of each turn was "
-        "the gold state of that turn (BFCL's rule: the task passes only if every turn does; "
-        "the share that did is our partial credit).",
+        description="A scripted conversation: whether each judged turn passed its per-turn "
+        "checks: the state at its end was the gold state of that turn, and where the task asks "
+        "for them, the agent called something in it and the gold answers were among the "
+        "agent's (BFCL's rule: the task passes only if every turn does; the share that did is "
+        "our partial credit).",
     )
 
     @property
@@ -107,6 +109,8 @@ class Replayed:
     ok: list[bool] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     """The error of each call the world refused ("" for those it carried out)."""
+    texts: list[str] = field(default_factory=list)
+    """Each call's answer as text (``WorldAnswer.answer_text``)."""
     divergence: str | None = None
 
     @property
@@ -151,6 +155,7 @@ def replay(engine: WorldEngine, task: Task, actions: Sequence[Action], seed: int
         out.actions.append(action)
         out.ok.append(answer.ok)
         out.errors.append(answer.error)
+        out.texts.append(answer.answer_text())
     return out
 
 
@@ -266,16 +271,41 @@ def _judge_turns(
     assert task.user is not None and task.user.script is not None
     script = task.user.script
     gold = replay(engine, task, gold_actions(engine, task), seed)
-    ignore = _spec(task).checks.ignore
+    checks = _spec(task).checks
+    ignore = checks.ignore
     results: list[bool] = []
     for k in range(len(script) + 1):
+        theirs_now = [i for i, a in enumerate(gold.actions) if a.turn == k]
+        if checks.judged_turns == "with_gold" and not theirs_now:
+            continue
+        passed = True
+        if checks.judged_turns == "with_gold" and not any(a.turn == k for a in done.actions):
+            passed = False
+            verdict.checks.append(
+                WorldCheck(
+                    kind="turn_calls", passed=False, detail=f"turn {k}: no call of the agent"
+                )
+            )
         mine = _state_at_turn(done.states, done.actions, k)
         theirs = _state_at_turn(gold.states, gold.actions, k)
         diff = diff_states(done.states[0], mine, theirs, ignore)
         same = diff.empty if ignore else mine.data_hash == theirs.data_hash
-        results.append(same)
+        passed = passed and same
         detail = "the gold state of the turn" if same else diff.summary()
         verdict.checks.append(WorldCheck(kind="turn", passed=same, detail=f"turn {k}: {detail}"))
+        if checks.turn_answers:
+            so_far = [t for a, t in zip(done.actions, done.texts, strict=True) if a.turn <= k]
+            missing = _missing_answers([gold.texts[i] for i in theirs_now], so_far)
+            passed = passed and not missing
+            said = (
+                "every gold answer is among the agent's"
+                if not missing
+                else f"{len(missing)} gold answer(s) missing: {_cut(missing[0])}"
+            )
+            verdict.checks.append(
+                WorldCheck(kind="turn_answers", passed=not missing, detail=f"turn {k}: {said}")
+            )
+        results.append(passed)
         for a in script[k - 1].expect if k > 0 else []:
             result = check_assertion(mine, a)
             verdict.checks.append(
@@ -286,6 +316,22 @@ def _judge_turns(
                 )
             )
     verdict.turns = results
+
+
+def _missing_answers(wanted: list[str], have: list[str]) -> list[str]:
+    """The answers of ``wanted`` not among ``have``, each of ``have`` matching once."""
+    pool = list(have)
+    missing = []
+    for text in wanted:
+        if text in pool:
+            pool.remove(text)
+        else:
+            missing.append(text)
+    return missing
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _when(i: int, done: Replayed) -> str:

@@ -113,6 +113,15 @@ class WorldAnswer:
     error: str
     state: State
     changes: list[Change] = field(default_factory=list)
+    text: str | None = None
+    """The answer as text, when the world defines it (BFCL's execution result); None: the
+    canonical JSON of the body, or the error (``answer_text``)."""
+
+    def answer_text(self) -> str:
+        """The text an answer is compared by (``turn_answers`` checks)."""
+        if self.text is not None:
+            return self.text
+        return canonical_record(self.body) if self.ok else self.error
 
 
 def parse_clock(text: str, where: str) -> datetime:

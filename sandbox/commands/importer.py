@@ -16,6 +16,7 @@ from pathlib import Path
 from sandbox.commands import COMMANDS
 from sandbox.commands.out_folder import out_folder
 from sandbox.errors import ConfigError
+from sandbox.interop.bfcl_import import import_bfcl
 from sandbox.interop.stb_cache import import_stb_cache
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_answers import import_answers
@@ -78,6 +79,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(handler=_tooleyes)
 
+    p = kinds.add_parser(
+        "bfcl",
+        help="BFCL's multi-turn entries (the bfcl-eval wheel, an unpacked or installed copy); "
+        "the suite loads BFCL's API classes from that copy at run time.",
+    )
+    p.add_argument(
+        "source",
+        type=Path,
+        metavar="SOURCE",
+        help="the bfcl-eval wheel (pip download --no-deps bfcl-eval==VERSION), an unpacked "
+        "copy or an installed one (the folder holding bfcl_eval/)",
+    )
+    p.add_argument(
+        "--categories",
+        default=",".join(BFCL_CATEGORIES),
+        metavar="LIST",
+        help=f"comma-separated multi-turn categories (default: all: {','.join(BFCL_CATEGORIES)})",
+    )
+    p.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="only each category's first N entries"
+    )
+    p.add_argument(
+        "--ids", default=None, metavar="LIST", help="only these entry ids (comma-separated)"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="SUITE_DIR",
+        help="Suite folder to write (must not exist or be empty).",
+    )
+    p.set_defaults(handler=_bfcl)
+
 
 def _common(p: argparse.ArgumentParser, fresh: bool = True) -> None:
     help_out = "Suite folder to write" + (
@@ -126,3 +160,23 @@ def _cache(args: argparse.Namespace) -> int:
 def _tooleyes(args: argparse.Namespace) -> int:
     _fresh(args.out)
     return _print(import_tooleyes(args.root, args.out, args.name))
+
+
+BFCL_CATEGORIES = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
+
+
+def _bfcl(args: argparse.Namespace) -> int:
+    out_folder(args.out, "--out")
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    categories = [c.strip() for c in args.categories.split(",") if c.strip()]
+    ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
+    done = import_bfcl(args.source, args.out, categories=categories, limit=args.limit, ids=ids)
+    summary = {"suite": str(done.out), "bfcl_eval": done.version, "tasks": done.tasks}
+    print(json.dumps(summary, indent=2))
+    return 0

@@ -49,7 +49,7 @@ from mock_tools import (
     standardize,
     unique_function_names,
 )
-from mock_tools.names import TOOLBENCH_NAMES, function_name
+from mock_tools.names import RAW_ARGUMENTS, TOOLBENCH_NAMES, function_name
 from sandbox.errors import ConfigError
 
 __all__ = [
@@ -144,7 +144,10 @@ def toolbench_targets(
 
 def offered_parameters(params: dict[str, Any], name_lists: NameLists) -> dict[str, Any]:
     """An API's parameters as a model is offered them: a ToolBench schema without its marker
-    (its name lists led by ``""`` under ``stabletoolbench``); any other schema as it is."""
+    (its name lists led by ``""`` under ``stabletoolbench``), a schema taking raw arguments
+    (BFCL's) without its marker; any other schema as it is."""
+    if params.get(RAW_ARGUMENTS) is True:
+        return {k: v for k, v in params.items() if k != RAW_ARGUMENTS}
     if params.get(TOOLBENCH_NAMES) is not True:
         return params
     out = {k: v for k, v in params.items() if k != TOOLBENCH_NAMES}
