@@ -146,6 +146,12 @@ class WorldChecks(_Strict):
         "call of the agent (BFCL's rule: a turn without gold actions is one where the agent "
         "should not act, and is not checked).",
     )
+    calls_only: bool = Field(
+        default=False,
+        description="The label is the state checks' alone (BFCL's rule: an entry is judged by "
+        "the calls made in each turn): how the episode ended (a give-up, a spent budget, no "
+        "final answer) does not fail it. Infrastructure and user failures are still left out.",
+    )
     turn_answers: bool = Field(
         default=False,
         description="A scripted conversation: at the end of each judged turn, the answers of "

@@ -1,4 +1,5 @@
-"""``sandbox export toolbench RUN OUT``: a run in ToolBench's converted-answer format."""
+"""``sandbox export toolbench RUN OUT``: a run in ToolBench's converted-answer format;
+``sandbox export bfcl RUN --out DIR``: a run on a BFCL import as BFCL's result files."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from sandbox.commands import COMMANDS
 from sandbox.commands.out_folder import out_folder
 from sandbox.errors import ConfigError
+from sandbox.interop.export_bfcl import DEFAULT_MODEL, export_bfcl
 from sandbox.interop.export_toolbench import export_run
 
 
@@ -22,6 +24,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("run", type=Path, metavar="RUN")
     p.add_argument("out", type=Path, metavar="OUT")
     p.set_defaults(handler=_toolbench)
+    p = kinds.add_parser(
+        "bfcl",
+        help="BFCL's result files of a run on a BFCL import: "
+        "DIR/result/<model>/multi_turn/<prefix>_<category>_result.json (bfcl evaluate's input).",
+    )
+    p.add_argument("run", type=Path, metavar="RUN")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument(
+        "--model-name",
+        default=DEFAULT_MODEL,
+        metavar="NAME",
+        help="the model folder: a name BFCL's checker knows whose handler decodes OpenAI "
+        f"function calls (default: {DEFAULT_MODEL})",
+    )
+    p.set_defaults(handler=_bfcl)
 
 
 def _toolbench(args: argparse.Namespace) -> int:
@@ -31,4 +48,13 @@ def _toolbench(args: argparse.Namespace) -> int:
         # a test set's file could replace one of the run's own (a set named `manifest`)
         raise ConfigError(f"OUT {out} is inside the run folder {args.run}: export beside it")
     print(json.dumps(export_run(args.run, out), indent=2))
+    return 0
+
+
+def _bfcl(args: argparse.Namespace) -> int:
+    out = out_folder(args.out, "--out")
+    run = args.run.resolve()
+    if out.resolve() == run or run in out.resolve().parents:
+        raise ConfigError(f"--out {out} is inside the run folder {args.run}: export beside it")
+    print(json.dumps(export_bfcl(args.run, out, model=args.model_name), indent=2))
     return 0

@@ -10,6 +10,8 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
    - infrastructure error (model endpoint, simulator or tool server down after retries) ->
      ``infra_error=True`` and excluded (``"infra"``): it is not the agent's fault, so the pass
      rate leaves it out and lists it (``excluded``, ``infra_errors``); ``--resume`` runs it again;
+   - a task whose world checks are ``calls_only`` (BFCL's rule) -> its state checks decide
+     (step 2), however the episode ended;
    - any other error, budget exhausted, context overflow (the history outgrew the model's
      context: the agent's outcome, as ToolBench's search ends a chain that no longer fits) ->
      unsolved;
@@ -193,8 +195,11 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
             msg = next((e.message for e in traj.errors if e.kind == "infra"), "")
             infra = _label(task, traj, "unsolved", "rule", f"infra error: {msg}".strip())
             return infra.model_copy(update={"excluded": "infra"})
-        msg = traj.errors[0].message if traj.errors else traj.end_reason
-        return _label(task, traj, "unsolved", "rule", f"error: {msg}".strip())
+        if not _calls_only(task):
+            msg = traj.errors[0].message if traj.errors else traj.end_reason
+            return _label(task, traj, "unsolved", "rule", f"error: {msg}".strip())
+    if _calls_only(task):
+        return _calls_label(traj, task)
     if traj.status is Status.budget_exhausted:
         reason = f"budget exhausted ({traj.end_reason})" if traj.end_reason else "budget exhausted"
         return _label(task, traj, "unsolved", "rule", reason)
@@ -225,6 +230,22 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if not task.solvable and states_cannot_do(answer):
         return _label(task, traj, "solved", "rule", "explains that the task cannot be done")
     return _label(task, traj, "unsure", "none", "no checks and no judge")
+
+
+def _calls_only(task: Task) -> bool:
+    return task.world is not None and task.world.checks.calls_only
+
+
+def _calls_label(traj: Trajectory, task: Task) -> EpisodeLabel:
+    """A task judged by its calls alone (``calls_only``, BFCL's rule): the state checks decide,
+    however the episode ended."""
+    results = world_results(traj, start=len(task.checks))
+    if not results:
+        return _label(task, traj, "unsolved", "rule", "no state checks were recorded")
+    if all_pass(results):
+        return _label(task, traj, "solved", "check", "every state check passes", results)
+    failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
+    return _label(task, traj, "unsolved", "check", f"failed checks: {failed}", results)
 
 
 def world_results(traj: Trajectory, start: int = 0) -> list[CheckResult]:

@@ -15,7 +15,8 @@ category:
   call strings read as Python calls, positional arguments named by the method's signature);
 - its checks BFCL's: every turn with gold calls must hold a call of the agent, end in the gold
   state, and have the gold calls' answers among the agent's (``judged_turns: with_gold``,
-  ``turn_answers``); the final-state gold check is off (the last judged turn is it).
+  ``turn_answers``), however the episode ended (``calls_only``); the final-state gold check is
+  off (the last judged turn is it).
 
 The functions offered are those of the entry's involved classes, in BFCL's order. Bad input
 (a copy whose layout this does not know, a category it lacks, an entry naming an unknown class,
@@ -213,7 +214,12 @@ def _task(
         },
         "world": {
             "state": state,
-            "checks": {"gold": False, "judged_turns": "with_gold", "turn_answers": True},
+            "checks": {
+                "gold": False,
+                "judged_turns": "with_gold",
+                "turn_answers": True,
+                "calls_only": True,
+            },
         },
         "reference": {"steps": steps, "replies": replies[:-1], "answer": replies[-1]},
     }
