@@ -208,3 +208,18 @@ def test_users_named_wrong_are_one_line_and_exit_2(
     assert code == 2 and message in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.strip()]) == 1
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("agent", "model"), [("react", "reference"), ("dfsdt", "noisy-reference:0.5")]
+)
+def test_a_conversations_run_replays_episode_for_episode(
+    tmp_path: Path, capsys, agent: str, model: str
+) -> None:
+    """The replay model walks past the user's answers: a Finish the user answered is matched as
+    the reply the history shows (it was matched as a Finish call, and every conversation's
+    replay diverged at its second turn)."""
+    run = _run(tmp_path, _suite(tmp_path), "--model", model, "--agent", agent)
+    capsys.readouterr()
+    assert main(["replay", str(run)]) == 0
+    assert "REPRODUCED: 2/2 episodes identical" in " ".join(capsys.readouterr().out.split())
