@@ -41,7 +41,7 @@ def _tasks(suite: Path) -> dict[str, Any]:
     return {t.id: t for t in load_suite(suite).tasks}
 
 
-# -- import -----------------------------------------------------------------------------------------
+# -- import ---------------------------------------------------------------------------------------
 
 
 def test_an_entry_becomes_a_conversation_in_its_world(tmp_path: Path, capsys) -> None:
@@ -152,7 +152,7 @@ def test_a_gold_call_that_is_no_call_is_refused(tmp_path: Path, capsys) -> None:
     assert "gold call" in err
 
 
-# -- runs ---------------------------------------------------------------------------------------------
+# -- runs -----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("agent", ["react", "dfsdt"])

@@ -59,7 +59,7 @@ def _call(engine: BfclEngine, state: Any, tool: str, **args: Any) -> Any:
     return engine.execute(state, tool, args, key="", now=NOW, task="multi_turn_base_0")
 
 
-# -- the copy ------------------------------------------------------------------------------------
+# -- the copy -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", ["folder", "package", "wheel"])
@@ -126,7 +126,7 @@ def test_the_digest_follows_the_classes_code_and_a_changed_copy_is_refused(
         load_bfcl_engine(str(copy), ["NoteBook"], version="2026.3.23")
 
 
-# -- functions -------------------------------------------------------------------------------------
+# -- functions ------------------------------------------------------------------------------------
 
 
 def test_functions_are_offered_as_bfcls_openai_handler_offers_them() -> None:
@@ -206,7 +206,7 @@ def test_long_context_follows_the_entrys_category() -> None:
     assert not long_context(None)
 
 
-# -- the engine -------------------------------------------------------------------------------------
+# -- the engine -----------------------------------------------------------------------------------
 
 
 def test_the_initial_state_is_the_loaded_instances_records() -> None:
