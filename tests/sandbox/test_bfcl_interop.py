@@ -88,9 +88,7 @@ def test_missed_functions_are_hidden_until_bfcls_turn_reveals_them(tmp_path: Pat
     task = _tasks(_import(tmp_path))["multi_turn_miss_func_0"]
     assert task.user.hidden == ["delete_note"]
     first, second = task.user.script
-    assert first.say == (
-        "I have updated some more functions you can choose from. What about now?"
-    )
+    assert first.say == ("I have updated some more functions you can choose from. What about now?")
     assert first.reveal == ["delete_note"]
     assert second.reveal == []
     assert [s.turn for s in task.reference.steps] == [1, 2]
