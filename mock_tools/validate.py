@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.errors import MockToolsError, SuiteError
 from mock_tools.history import extend, write_apis
-from mock_tools.names import function_name
+from mock_tools.names import RAW_ARGUMENTS, function_name
 from mock_tools.store import RecordingStore
 from mock_tools.suite import Suite, load_suite
 
@@ -290,6 +290,8 @@ def _validators(suite: Suite, errors: list[str]) -> dict[tuple[str, str], Any]:
         except SchemaError as e:
             errors.append(f"tools: {tool}/{api}: invalid parameters schema: {e.message}")
             continue
+        if spec.parameters.get(RAW_ARGUMENTS) is True:
+            continue  # the tool takes its arguments as given (BFCL's gold calls are as BFCL wrote)
         out[(tool, api)] = cls(spec.parameters)
     return out
 

@@ -95,7 +95,41 @@ def export_bfcl(run: Path, out: Path, *, model: str = DEFAULT_MODEL) -> dict[str
         "model": model,
         "episodes": len(trajectories),
         "files": sorted(str(p) for p in files),
+        "sandbox_columns": leaderboard_columns(run, tasks),
     }
+
+
+COLUMNS = {
+    "multi_turn_base": "Base",
+    "multi_turn_miss_func": "Miss Func",
+    "multi_turn_miss_param": "Miss Param",
+    "multi_turn_long_context": "Long Context",
+}
+"""BFCL's leaderboard columns of the multi-turn categories."""
+
+
+def leaderboard_columns(run: Path, tasks: dict[str, Any]) -> dict[str, Any] | None:
+    """The run's labels (its ``scores.json``, as ``sandbox eval`` wrote them) as BFCL's
+    leaderboard's multi-turn columns: each category's accuracy in percent, and ``Multi Turn
+    Overall Acc`` their unweighted mean over the four categories (a category the run lacks
+    counts 0, as in BFCL's overall); None when the run has no scores."""
+    scores = run / "scores.json"
+    if not scores.is_file():
+        return None
+    labels = json.loads(scores.read_text(encoding="utf-8")).get("labels") or []
+    solved: dict[str, list[bool]] = {}
+    for label in labels:
+        task = tasks.get(label.get("task_id"))
+        if task is None or task.group not in COLUMNS or label.get("excluded"):
+            continue
+        solved.setdefault(task.group, []).append(label.get("label") == "solved")
+    rates = {c: sum(v) / len(v) for c, v in solved.items() if v}
+    out: dict[str, Any] = {
+        "Multi Turn Overall Acc": round(100 * sum(rates.values()) / len(COLUMNS), 2)
+    }
+    for category, column in COLUMNS.items():
+        out[column] = round(100 * rates[category], 2) if category in rates else "N/A"
+    return out
 
 
 def _suite(where: str) -> Suite:

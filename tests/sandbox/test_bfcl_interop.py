@@ -292,3 +292,39 @@ def test_exporting_a_run_of_another_suite_is_refused(tmp_path: Path, capsys) -> 
     capsys.readouterr()
     assert main(["export", "bfcl", str(run), "--out", str(tmp_path / "x")]) == 2
     assert "is not a BFCL import" in capsys.readouterr().err
+
+
+def test_gold_calls_are_run_with_the_arguments_bfcl_wrote_whatever_the_doc_says(
+    tmp_path: Path, capsys
+) -> None:
+    """BFCL's gold holds calls whose arguments its own docs type otherwise (close_ticket with
+    ticket_id 'ticket_001' for an integer): validate and run take them as BFCL runs them (a
+    suite of all 200 multi_turn_base entries failed validation on one)."""
+    other = Path(shutil.copytree(COPY, tmp_path / "other"))
+    answers = other / "bfcl_eval" / "data" / "possible_answer" / "BFCL_v4_multi_turn_base.json"
+    answers.write_text(answers.read_text().replace("read_note('plan')", "read_note(7)"))
+    suite = _import(tmp_path, other, "multi_turn_base")
+    run = _run(tmp_path, suite, "--model", "reference", "--json")
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["pass_rate"] == 1.0
+    traj = read_trajectories(run)[0]
+    calls = [c for n in traj.nodes for c in n.calls if c.name == "read_note"]
+    assert calls[0].args == {"title": 7}
+    assert '{\\"error\\": \\"no page 7\\"}' in calls[0].observation.content
+
+
+def test_the_export_gives_the_runs_labels_as_bfcls_leaderboard_columns(
+    tmp_path: Path, capsys
+) -> None:
+    suite = _import(tmp_path)
+    run = _run(tmp_path, suite, "--model", "reference")
+    capsys.readouterr()
+    assert main(["export", "bfcl", str(run), "--out", str(tmp_path / "bfcl")]) == 0
+    columns = json.loads(capsys.readouterr().out)["sandbox_columns"]
+    assert columns == {
+        "Multi Turn Overall Acc": 50.0,  # the unweighted mean of four, two missing as 0
+        "Base": 100.0,
+        "Miss Func": 100.0,
+        "Miss Param": "N/A",
+        "Long Context": "N/A",
+    }
