@@ -306,7 +306,12 @@ class SuiteMeta(_Strict):
     name: str
     version: str = "1"
     description: str = ""
-    defaults: dict[str, Any] = Field(default_factory=dict)
+    defaults: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Episode limits a run uses where neither it nor its preset sets them "
+        "(max_depth, max_model_calls...: agents.Budget's fields; a BFCL import sets max_depth "
+        "to BFCL's steps per turn).",
+    )
     dispatch: DispatchRule = Field(
         default="exact",
         description="How agents map a called name to an offered function (imported ToolBench "

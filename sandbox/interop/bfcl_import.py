@@ -18,7 +18,8 @@ category:
   ``turn_answers``), however the episode ended (``calls_only``); the final-state gold check is
   off (the last judged turn is it).
 
-The functions offered are those of the entry's involved classes, in BFCL's order. Bad input
+The functions offered are those of the entry's involved classes, in BFCL's order. The suite's
+default ``max_depth`` is 21 (a DFSDT or ReAct turn may take BFCL's 20 steps, then reply). Bad input
 (a copy whose layout this does not know, a category it lacks, an entry naming an unknown class,
 a gold call that is no Python call of a known function) is a ``ConfigError`` with one line, and
 nothing is written. May import ``mock_tools`` and ``sandbox.errors``.
@@ -49,6 +50,9 @@ ADDITIONAL_FUNCTION_PROMPT = (
 """What BFCL's user says in the turn that gives the model its held-back functions."""
 
 WORLD = "bfcl"
+STEPS_PER_TURN = 20
+"""BFCL's inference stops a turn after this many steps (``MAXIMUM_STEP_LIMIT``): the suite's
+default depth per turn is these steps and the reply."""
 
 
 @dataclass
@@ -116,6 +120,7 @@ def import_bfcl(
     meta = {
         "name": f"bfcl-{src.version}",
         "version": "1",
+        "defaults": {"max_depth": STEPS_PER_TURN + 1},
         "description": f"BFCL multi-turn entries ({', '.join(chosen)}), bfcl-eval {src.version}; "
         "the world is BFCL's API classes, loaded from the copy named below.",
         "world_adapter": {

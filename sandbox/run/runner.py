@@ -27,8 +27,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from agents.budget import Budget
 from agents.errors import AgentsError
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Status, Trajectory
@@ -202,6 +203,29 @@ def resolve_strategy(config: RunConfig, task_id: str | None = None) -> ResolvedS
         raise ConfigError(f"{e}{where}") from e
 
 
+def with_suite_defaults(config: RunConfig, defaults: Mapping[str, Any]) -> RunConfig:
+    """``config`` with the episode limits a suite's ``defaults`` set (a BFCL import: BFCL's
+    step limit per turn as ``max_depth``) where neither the run nor its preset sets them; a
+    key that is no episode limit is a ``ConfigError``."""
+    limits = set(Budget.model_fields)
+    unknown = sorted(set(defaults) - limits)
+    if unknown:
+        raise ConfigError(
+            f"the suite's defaults name {', '.join(unknown)}: a suite's defaults are episode "
+            f"limits ({', '.join(sorted(limits))})"
+        )
+    try:
+        Budget.model_validate(dict(defaults))
+    except ValidationError as e:
+        problem = "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
+        raise ConfigError(f"the suite's defaults: {problem}") from None
+    if config.preset is not None:
+        return config
+    given = config.budget.model_dump()
+    values = {f"budget.{k}": v for k, v in defaults.items() if given.get(k) is None}
+    return config.with_values(values) if values else config
+
+
 MAX_EPISODES = 1_000_000
 """The most episodes (tasks x trials) one run may hold: its plan, manifest and index are kept in
 memory, so ``--trials 1000000000`` is refused before anything runs instead of exhausting it."""
@@ -211,9 +235,9 @@ class _Plan:
     """Everything resolved before the first episode."""
 
     def __init__(self, config: RunConfig, env: Mapping[str, str] | None) -> None:
-        self.config = config
         self.env = dict(env or {})
         self.suite = load_run_suite(config.suite)
+        self.config = config = with_suite_defaults(config, self.suite.meta.defaults)
         self.tasks = select_tasks(self.suite.tasks, config.tasks)
         if len(self.tasks) * config.trials > MAX_EPISODES:
             raise ConfigError(

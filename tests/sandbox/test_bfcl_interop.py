@@ -53,6 +53,7 @@ def test_an_entry_becomes_a_conversation_in_its_world(tmp_path: Path, capsys) ->
     assert meta.world_adapter is not None
     assert meta.world_adapter.source == str(COPY.resolve())
     assert meta.world_adapter.classes == ["NoteBook", "Counter"]
+    assert meta.defaults == {"max_depth": 21}  # BFCL's 20 steps per turn, then the reply
     task = _tasks(suite)["multi_turn_base_0"]
     assert task.query == "Add a note 'todo' saying 'buy milk'."
     assert task.group == "multi_turn_base"
