@@ -70,7 +70,8 @@ def _our_labels(run: Path) -> dict[str, dict[str, Any]]:
 
 def _bfcl_check(bfcl_python: str, root: Path) -> dict[str, dict[str, Any]]:
     """BFCL's checker on ``root/result``: entry id -> its error (absent: valid)."""
-    env = dict(os.environ, BFCL_PROJECT_ROOT=str(root))
+    # BFCL's handler makes an OpenAI client even to evaluate; the checker calls no model
+    env = dict(os.environ, BFCL_PROJECT_ROOT=str(root), OPENAI_API_KEY="unused")
     bfcl = str(Path(bfcl_python).parent / "bfcl")
     done = subprocess.run(
         [

@@ -294,3 +294,18 @@ def test_factory_rejects_inconsistent_settings(suite):
         create_app(suite, miss_policy="simulate")
     with pytest.raises(MockToolsError, match="upstream_url"):
         create_app(suite, miss_policy="upstream")
+
+
+async def test_a_schema_taking_raw_arguments_is_neither_checked_nor_canonicalised(suite):
+    """BFCL's functions (``RAW_ARGUMENTS``): arguments that fail the schema reach the tool as
+    the caller wrote them, and are looked up by that text."""
+    from mock_tools.names import RAW_ARGUMENTS
+
+    api = suite.apis[("Weather Now", "current")]
+    raw = api.model_copy(update={"parameters": {**api.parameters, RAW_ARGUMENTS: True}})
+    suite.apis[("Weather Now", "current")] = raw
+    async with in_process_client(create_app(suite)) as c:
+        r = await c.post("/tools/Weather Now/current", json={"units": "kelvin", "days": 0})
+        assert r.status_code == 200 and r.json()["code"] == "no_recording"
+        spaced = await c.post("/tools/Weather Now/current", json={"city": " Oslo "})
+        assert spaced.json()["code"] == "no_recording"  # " Oslo " is not "Oslo" here

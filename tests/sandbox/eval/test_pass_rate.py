@@ -247,3 +247,54 @@ def test_only_an_unsure_label_left_to_no_method_goes_to_the_judge() -> None:
     assert needs_judge(unsure)
     assert not needs_judge(unsure.model_copy(update={"label": "unsolved"}))
     assert not needs_judge(unsure.model_copy(update={"method": "rule"}))
+
+
+def _calls_only_task(calls_only: bool = True) -> Task:
+    from mock_tools.worlds.task import TaskWorld
+
+    world = TaskWorld.model_validate({"checks": {"gold": False, "calls_only": calls_only}})
+    return task().model_copy(update={"world": world})
+
+
+def _with_world(t: Trajectory, *passed: bool) -> Trajectory:
+    checks = [{"kind": "turn", "passed": p, "detail": f"turn {i}"} for i, p in enumerate(passed)]
+    world = {"world": "w", "initial": "a", "final": "b", "checks": checks}
+    return t.model_copy(update={"world": world})
+
+
+def test_a_calls_only_task_is_labelled_by_its_state_checks_however_it_ended() -> None:
+    """BFCL's rule: an entry is its calls; a give-up, a spent budget, no answer or an agent
+    error after every turn passed is solved, and one failed turn is unsolved."""
+    t = _calls_only_task()
+    for status, answer in [
+        (Status.gave_up, None),
+        (Status.budget_exhausted, None),
+        (Status.answered, ""),
+        (Status.context_overflow, None),
+    ]:
+        label = label_episode(_with_world(traj(status=status, answer=answer), True, True), t)
+        assert (label.label, label.method) == ("solved", "check"), status
+        assert label.reason == "every state check passes"
+        failed = label_episode(_with_world(traj(status=status, answer=answer), True, False), t)
+        assert (failed.label, failed.method) == ("unsolved", "check"), status
+        assert failed.reason == "failed checks: state:turn: turn 1"
+    errored = traj(status=Status.error, answer=None)
+    errored.errors = [ErrorRecord(kind="agent", message="reply too large")]
+    assert label_episode(_with_world(errored, True), t).label == "solved"
+
+
+def test_a_calls_only_task_without_recorded_checks_is_unsolved() -> None:
+    label = label_episode(traj(status=Status.gave_up, answer=None), _calls_only_task())
+    assert (label.label, label.reason) == ("unsolved", "no state checks were recorded")
+
+
+def test_infra_errors_stay_left_out_of_a_calls_only_task() -> None:
+    t = traj(status=Status.error, answer=None)
+    t.errors = [ErrorRecord(kind="infra", message="down")]
+    label = label_episode(_with_world(t, True), _calls_only_task())
+    assert label.excluded == "infra"
+
+
+def test_without_calls_only_the_episodes_end_still_decides() -> None:
+    t = _with_world(traj(status=Status.gave_up, answer=None), True)
+    assert label_episode(t, _calls_only_task(False)).reason == "gave up on a solvable task"
