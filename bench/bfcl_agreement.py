@@ -10,8 +10,8 @@ It prints, per model and category, how many entries each side passes and how man
 agree, then every disagreement with both sides' reasons; ``--twice`` also runs each model twice
 and BFCL's checker twice on each export, and reports whether the runs' episodes (their nodes,
 calls, observations and world verdicts) and the score files are identical. The JSON summary
-goes to ``OUT/agreement.json``. Nothing here is run by ``make bench``: it needs the wheel and
-that environment (docs/benchmarks.md says how to make both).
+goes to ``OUT/agreement-<agent>.json``. Nothing here is run by ``make bench``: it needs the wheel
+and that environment (docs/benchmarks.md says how to make both).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("runs_identical", "scores_identical"):
             if key in entry:
                 print(f"  {key}: {entry[key]}")
-    (args.out / "agreement.json").write_text(json.dumps(summary, indent=1))
+    (args.out / f"agreement-{args.agent}.json").write_text(json.dumps(summary, indent=1))
     return 0
 
 
