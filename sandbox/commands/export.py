@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from sandbox.commands import COMMANDS
@@ -12,6 +13,8 @@ from sandbox.commands.out_folder import out_folder
 from sandbox.errors import ConfigError
 from sandbox.interop.export_bfcl import DEFAULT_MODEL, export_bfcl
 from sandbox.interop.export_toolbench import export_run
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9._-]{1,200}$")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,6 +56,11 @@ def _toolbench(args: argparse.Namespace) -> int:
 
 def _bfcl(args: argparse.Namespace) -> int:
     out = out_folder(args.out, "--out")
+    if not _PLAIN_NAME.match(args.model_name) or set(args.model_name) == {"."}:
+        raise ConfigError(
+            f"--model-name {args.model_name!r}: a folder name BFCL's checker knows "
+            "(letters, digits, '.', '_', '-')"
+        )
     run = args.run.resolve()
     if out.resolve() == run or run in out.resolve().parents:
         raise ConfigError(f"--out {out} is inside the run folder {args.run}: export beside it")

@@ -33,6 +33,8 @@ from tests.hostile.conftest import MINI, ROOT
 from tests.hostile.test_run_records import make_run
 
 ANSWERS = ROOT / "tests" / "fixtures" / "stabletoolbench" / "data" / "answer" / "G1_instruction"
+BFCL = ROOT / "tests" / "fixtures" / "bfcl" / "copy"
+BFCL_CAT = "multi_turn_base"
 MISSING = "{file}/no-such"
 """A path nothing can be or create (even as root): its parent is a file."""
 
@@ -57,6 +59,8 @@ BASES: dict[str, list[str]] = {
     "import stb-cache": ["{cache}", "--out", "{out}/c"],
     "import tooleyes": ["{tooleyes}", "--out", "{out}/t"],
     "export toolbench": ["{run}", "{out}/answers"],
+    "import bfcl": ["{bfcl}", "--categories", "multi_turn_base", "--out", "{out}/b"],
+    "export bfcl": ["{bfcl_run}", "--out", "{out}/bfcl"],
     "suite stats": ["{suite}"],
     "suite freeze": ["{suite}"],
     "view": ["{run}", "--port", "0"],
@@ -227,7 +231,15 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (tooleyes / "Test_Data" / "scenario_data_raw.json").write_text(json.dumps([query]))
     file = root / "a-file"
     file.write_text("not a folder")
+    bfcl_suite, bfcl_runs = root / "bfcl-suite", root / "bfcl-runs"
+    assert (
+        main(["import", "bfcl", str(BFCL), "--out", str(bfcl_suite), "--categories", BFCL_CAT]) == 0
+    )
+    argv = ["run", "--suite", str(bfcl_suite), "--model", "reference", "--out", str(bfcl_runs)]
+    assert main([*argv, "--no-plots", "--run-id", "bfcl"]) == 0
     return {
+        "bfcl": str(BFCL),
+        "bfcl_run": str(bfcl_runs / "bfcl"),
         "run": str(make_run(root / "runs")),
         "suite": str(suite),
         "queries": str(queries),
