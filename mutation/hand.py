@@ -1,9 +1,9 @@
 """Hand-written mutants: one-line bugs in the core's promises that once shipped green.
 
-Issue 30 found each of these surviving the whole suite. Each is applied to a copy of the
-checkout and the tests named beside it are run: at least one must fail. An entry whose ``before``
-text is no longer in its file is stale (the code moved): it is reported, and fails the check,
-so the table moves with the code.
+Issue 30 found the first nine surviving the whole suite, issue 38 the next eight. Each is
+applied to a copy of the checkout and the tests named beside it are run: at least one must fail.
+An entry whose ``before`` text is no longer in its file is stale (the code moved): it is
+reported, and fails the check, so the table moves with the code.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ _DFSDT = "tests/agents/test_dfsdt.py::"
 _REPLAY = "tests/sandbox/test_replay_compare.py::"
 _OVERLAY = "tests/mock_tools/test_simulation.py::"
 _PASS_RATE = "tests/sandbox/eval/test_pass_rate.py::"
+_POOLING = "tests/sandbox/view/test_leaderboard_pooling.py::"
+_PROXY = "tests/sandbox/external/test_proxy_wire.py::"
 
 HAND_MUTANTS: tuple[HandMutant, ...] = (
     HandMutant(
@@ -111,6 +113,63 @@ HAND_MUTANTS: tuple[HandMutant, ...] = (
         "        if False:\n",
         "a give-up with an explanation on a solvable task is counted as solved",
         (_PASS_RATE + "test_give_up_on_solvable_task_is_unsolved",),
+    ),
+    # issue 38: slips in what users read (the leaderboard) and in what agents are sent (the proxy)
+    HandMutant(
+        "sandbox/view/pooling.py",
+        "counted = [lb for lb in labels if counts(lb)]",
+        "counted = list(labels)",
+        "a pooled leaderboard row counts infrastructure and judge errors as failures",
+        (_POOLING + "test_a_pooled_row_leaves_out_infra_and_judge_errors_and_says_so",),
+    ),
+    HandMutant(
+        "sandbox/view/pooling.py",
+        "return headline(rate, excluded=dict(sorted(excluded.items()))), at_k, hat_k",
+        "return headline(rate), at_k, hat_k",
+        "a pooled leaderboard row no longer says what it left out",
+        (_POOLING + "test_a_pooled_row_leaves_out_infra_and_judge_errors_and_says_so",),
+    ),
+    HandMutant(
+        "sandbox/view/pooling.py",
+        "key=lambda r: (-(r.entry.started_at",
+        "key=lambda r: ((r.entry.started_at",
+        "an identical seeded repeat counts from the oldest run, not the newest",
+        (_POOLING + "test_an_identical_seeded_repeat_counts_from_the_newest_run",),
+    ),
+    HandMutant(
+        "sandbox/view/leaderboard.py",
+        "acc[0] += iv.value * iv.n",
+        "acc[0] += iv.value",
+        "a pooled row's step scores are summed without their episode weights",
+        (_POOLING + "test_step_scores_pool_weighted_by_episodes",),
+    ),
+    HandMutant(
+        "sandbox/view/leaderboard.py",
+        "-(r.win_rate if r.win_rate is not None else 0.5),",
+        "(r.win_rate if r.win_rate is not None else 0.5),",
+        "rows with equal pass rates rank the lower win rate first",
+        (_POOLING + "test_equal_pass_rates_rank_the_higher_win_rate_first",),
+    ),
+    HandMutant(
+        "sandbox/external/proxy.py",
+        'out.append(chunk({"tool_calls": [{"index": i, **call}]}))',
+        'out.append(chunk({"tool_calls": [{"index": 0, **call}]}))',
+        "a streamed turn with two tool calls reaches the agent as one",
+        (_PROXY + "test_a_streamed_turn_with_two_tool_calls_reaches_the_agent_as_two",),
+    ),
+    HandMutant(
+        "sandbox/external/proxy.py",
+        '"stream", "stream_options", "n")',
+        '"stream", "n")',
+        "the agent's stream_options are sent to the model as a parameter",
+        (_PROXY + "test_transport_fields_are_not_model_parameters",),
+    ),
+    HandMutant(
+        "sandbox/external/proxy.py",
+        'if body.get("n") not in (None, 1):',
+        'if body.get("n") is not None:',
+        "an explicit n: 1 is refused",
+        (_PROXY + "test_one_choice_is_accepted",),
     ),
 )
 

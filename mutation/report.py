@@ -89,7 +89,7 @@ def console_report(
             if len(m.survivors) > survivors:
                 out.append(f"  ... and {len(m.survivors) - survivors} more (see --json)")
     if hand:
-        out.append("\nhand-written mutants (issue 30):")
+        out.append("\nhand-written mutants (issues 30 and 38):")
         out += [f"  {r.outcome:<8} {r.mutant.file}: {r.mutant.breaks}" for r in hand]
     out.append(f"\ngoal: {100 * GOAL:.0f}% of the mutants of every module killed")
     return "\n".join(out)
