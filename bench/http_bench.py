@@ -18,7 +18,8 @@ machine that slows down during the run slows every target alike; a target's figu
 median over the rounds, and a ratio is the median of the ratios paired within each round.
 Goals (issue 17): project / bare FastAPI >= 1.0 and project / raw ASGI >= 0.5; (issue 29)
 project / raw ASGI >= 0.8 (item 7) and two workers / one worker >= 1.6 (item 6). wrk runs on the
-same two cores as the servers, so two workers share them with the load generator.
+same two cores as the servers, so two workers share them with the load generator; on a machine
+with the cores, ``--cores`` (``bench.cores``) pins the load generator apart from the servers.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.cores import CoreLayout
 from bench.cpu_headroom import parallel_speedup
 from bench.http_load import Rounds, generator, interleaved, paired_ratio
 from bench.http_servers import CONSTANT, HOST, Server, stack
@@ -160,7 +162,8 @@ def _worker_cpu(result: BenchResult, measured: Rounds, headroom: list[float]) ->
     result.target("6 ceiling beside wrk on these cores", allowed, "x", "--workers 1")
 
 
-def run(quick: bool = False) -> BenchResult:
+def run(quick: bool = False, cores: CoreLayout | None = None) -> BenchResult:
+    layout = cores or CoreLayout()
     result = BenchResult("http")
     rounds, seconds = (2, 1.0) if quick else (5, 4.0)
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,12 +171,12 @@ def run(quick: bool = False) -> BenchResult:
         apps = child_json(_APP_COST, suite, 3 if quick else 7)
         extra = max(apps["virtual"] - apps["asgi"], 0.0)
         with (
-            Server("project", suite) as project,
-            Server("fastapi") as bare,
-            Server("asgi") as raw,
-            Server(f"asgi+{extra:.2f}") as busy,
-            Server("workers-1", suite) as one,
-            Server("workers-2", suite) as two,
+            Server("project", suite, layout) as project,
+            Server("fastapi", cores=layout) as bare,
+            Server("asgi", cores=layout) as raw,
+            Server(f"asgi+{extra:.2f}", cores=layout) as busy,
+            Server("workers-1", suite, layout) as one,
+            Server("workers-2", suite, layout) as two,
         ):
             for server in (project, one, two):
                 check_hits(server.port)
@@ -188,7 +191,7 @@ def run(quick: bool = False) -> BenchResult:
             }
             servers = {"virtual": project, "asgi": raw, "busy": busy, "workers1": one}
             pids = {name: server.pid for name, server in {**servers, "workers2": two}.items()}
-            measured = interleaved(targets, rounds=rounds, seconds=seconds, pids=pids)
+            measured = interleaved(targets, rounds=rounds, seconds=seconds, pids=pids, cores=layout)
             headroom = [parallel_speedup(seconds / 2) for _ in range(rounds)]
         apps = child_json(_APP_COST, suite, 3 if quick else 7)
     rates, failed = measured.rates, measured.failed
@@ -230,6 +233,11 @@ def run(quick: bool = False) -> BenchResult:
         seconds_per_round=seconds,
         connections=16,
         failed=failed,
+        cores=layout.as_json(),
     )
-    result.rows.append(("load generator", f"{generator()}, {rounds} x {seconds:g} s, 16 conns"))
+    threads = layout.load_threads(16) if generator() == "wrk" else 1
+    result.rows.append(
+        ("load generator", f"{generator()} x{threads}, {rounds} x {seconds:g} s, 16 conns")
+    )
+    result.rows.append(("cores", layout.describe()))
     return result

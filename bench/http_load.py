@@ -13,6 +13,7 @@ wrk, so its figures are lower and the ratios closer together: say which one prod
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import resource
 import shutil
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.cores import CoreLayout
 from bench.cpu_use import children_cpu, tree_cpu
 
 __all__ = [
@@ -59,12 +61,23 @@ def post_load(
     *,
     seconds: float,
     connections: int = 16,
+    cores: CoreLayout | None = None,
 ) -> LoadResult:
-    """Load ``POST path`` with ``body`` (one thread, ``connections`` keep-alive connections)."""
+    """Load ``POST path`` with ``body`` over ``connections`` keep-alive connections, on the
+    layout's load cores (``bench.cores``; wrk: one thread per load core, one unpinned)."""
+    layout = cores or CoreLayout()
     if generator() == "wrk":
-        return _wrk(host, port, path, body, seconds, connections)
+        return _wrk(host, port, path, body, seconds, connections, layout)
     request = _post_request(host, port, path, body)
-    ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
+    pin = layout.pin("load")
+    mine = os.sched_getaffinity(0) if pin is not None else None
+    try:
+        if pin is not None:
+            pin()  # the fallback is this process: on the load cores while it loads
+        ok, failed, elapsed = asyncio.run(_load(host, port, request, seconds, connections))
+    finally:
+        if mine is not None:
+            os.sched_setaffinity(0, mine)
     return LoadResult(ok / elapsed, failed, "asyncio", elapsed)
 
 
@@ -88,15 +101,17 @@ def interleaved(
     seconds: float,
     settle: float = 1.0,
     pids: Mapping[str, int] | None = None,
+    cores: CoreLayout | None = None,
 ) -> Rounds:
     """Requests per second of each target ``name -> (port, path, body)`` in every round, and the
     failures. Each target is warmed up for a second, then loaded once per round, in turn, so a
     machine that slows down during the run slows every target alike. ``settle`` seconds pass
     after each load, so a slow server still finishing the requests in flight when the load
     stopped does not take CPU from the next target. For the targets in ``pids`` (name -> the
-    server's pid) the CPU the server and the load generator spent per request is measured too."""
+    server's pid) the CPU the server and the load generator spent per request is measured too.
+    The load runs on the layout's load cores (``cores``)."""
     for port, path, body in targets.values():
-        post_load("127.0.0.1", port, path, body, seconds=1)
+        post_load("127.0.0.1", port, path, body, seconds=1, cores=cores)
         time.sleep(settle)
     out = Rounds({name: [] for name in targets})
     pids = pids or {}
@@ -104,7 +119,7 @@ def interleaved(
         for name, (port, path, body) in targets.items():
             pid = pids.get(name)
             server0, generator0 = (tree_cpu(pid), _generator_cpu()) if pid else (0.0, 0.0)
-            load = post_load("127.0.0.1", port, path, body, seconds=seconds)
+            load = post_load("127.0.0.1", port, path, body, seconds=seconds, cores=cores)
             out.rates[name].append(load.requests_per_second)
             out.failed += load.failed
             if pid:
@@ -145,6 +160,7 @@ def _wrk(
     body: bytes,
     seconds: float,
     connections: int,
+    layout: CoreLayout,
 ) -> LoadResult:
     lines = [
         'wrk.method = "POST"',
@@ -158,7 +174,7 @@ def _wrk(
         out = subprocess.run(
             [
                 "wrk",
-                "-t1",
+                f"-t{layout.load_threads(connections)}",
                 f"-c{connections}",
                 f"-d{duration}s",
                 "--timeout",
@@ -171,6 +187,7 @@ def _wrk(
             text=True,
             check=True,
             timeout=duration + 60,
+            preexec_fn=layout.pin("load"),
         ).stdout
     rate = re.search(r"Requests/sec:\s*([\d.]+)", out)
     took = re.search(r"requests in ([\d.]+)(ms|s|m)\b", out)

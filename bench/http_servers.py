@@ -13,7 +13,8 @@
 - ``stb-peer PATH``: ``bench.stb_peer`` over the StableToolBench cache folder PATH;
 - ``fake-model``: ``bench.fake_model``, an OpenAI-compatible model answering the k=3 workload.
 
-``Server(kind, path)`` starts one as a subprocess and stops it (a context manager).
+``Server(kind, path, cores)`` starts one as a subprocess, pinned to the layout's server cores
+(``bench.cores``), and stops it (a context manager).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 import orjson
 
+from bench.cores import CoreLayout
 from bench.procs import ROOT
 
 HOST = "127.0.0.1"
@@ -155,8 +157,11 @@ def free_port() -> int:
 class Server:
     """One benchmark server in its own process; ``port`` once entered."""
 
-    def __init__(self, kind: str, path: Path | None = None) -> None:
+    def __init__(
+        self, kind: str, path: Path | None = None, cores: CoreLayout | None = None
+    ) -> None:
         self.kind, self.path = kind, path
+        self.cores = cores or CoreLayout()
         self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -171,7 +176,8 @@ class Server:
         args = [sys.executable, "-m", "bench.http_servers", self.kind, str(self.port)]
         if self.path is not None:
             args.append(str(self.path))
-        self._proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
+        pin = self.cores.pin("servers")  # its workers inherit it
+        self._proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, preexec_fn=pin)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:

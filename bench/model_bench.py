@@ -27,6 +27,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from bench.cores import CoreLayout
 from bench.http_servers import Server
 from bench.k3_suite import write_k3_suite
 from bench.procs import child_json
@@ -116,10 +117,10 @@ def _loads(suite: Path, rounds: int) -> tuple[float, float]:
     return statistics.median(yaml_s), statistics.median(cached_s)
 
 
-def run(quick: bool = False) -> BenchResult:
+def run(quick: bool = False, cores: CoreLayout | None = None) -> BenchResult:
     result = BenchResult("model")
     tasks, rounds = (300, 2) if quick else (2_000, 3)
-    with tempfile.TemporaryDirectory() as tmp, Server("fake-model") as server:
+    with tempfile.TemporaryDirectory() as tmp, Server("fake-model", cores=cores) as server:
         suite = write_k3_suite(Path(tmp) / "k3", tasks)
         http_model = f"openai:k3@http://127.0.0.1:{server.port}/v1"
         floor, http, ratios, durable = [], [], [], []
@@ -140,6 +141,7 @@ def run(quick: bool = False) -> BenchResult:
     _report(result, tasks, floor, http, statistics.median(ratios), (yaml_s, cached_s))
     _report_durable(result, floor, statistics.median(durable))
     _report_sdk(result, sdk, floor, http)
+    result.figures["cores"] = (cores or CoreLayout()).as_json()  # the fake model's, by role
     return result
 
 

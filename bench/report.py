@@ -52,6 +52,29 @@ class BenchResult:
     load: tuple[float, float] | None = None
     """The 1-minute load average when the benchmark started and when it ended."""
 
+    def as_json(self) -> dict[str, Any]:
+        """Everything the result holds, to rebuild it in another process (``from_json``)."""
+        return {
+            "name": self.name,
+            "rows": [list(r) for r in self.rows],
+            "figures": self.figures,
+            "targets": [
+                [t.label, t.value, t.unit, t.anchor, t.at_least, t.at_most] for t in self.targets
+            ],
+            "load": list(self.load) if self.load is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BenchResult:
+        load = data.get("load")
+        return cls(
+            name=data["name"],
+            rows=[(label, value) for label, value in data["rows"]],
+            figures=dict(data["figures"]),
+            targets=[Target(*t) for t in data["targets"]],
+            load=(load[0], load[1]) if load else None,
+        )
+
     def add(self, label: str, value: float, unit: str, key: str) -> None:
         self.rows.append((label, f"{value:,.2f} {unit}".strip()))
         self.figures[key] = round(value, 4)

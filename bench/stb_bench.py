@@ -26,6 +26,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.cores import CoreLayout
 from bench.http_load import generator, interleaved, paired_ratio
 from bench.http_servers import HOST, Server
 from bench.procs import ROOT
@@ -111,7 +112,8 @@ def _check(port: int, body: bytes, project: bool) -> None:
         raise RuntimeError(f"the project did not answer from its recordings: {r.text[:200]}")
 
 
-def run(quick: bool = False) -> BenchResult:
+def run(quick: bool = False, cores: CoreLayout | None = None) -> BenchResult:
+    layout = cores or CoreLayout()
     result = BenchResult("stb")
     rounds, seconds = (2, 1.0) if quick else (5, 3.0)
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,15 +125,16 @@ def run(quick: bool = False) -> BenchResult:
                 cache = write_cache(root / f"cache-{n}", n)
                 suite = root / f"suite-{n}"
                 import_cache(cache, suite, n)
-                ports[f"project_{n}"] = stack.enter_context(Server("project", suite)).port
-                ports[f"peer_{n}"] = stack.enter_context(Server("stb-peer", cache)).port
+                project = Server("project", suite, layout)
+                ports[f"project_{n}"] = stack.enter_context(project).port
+                ports[f"peer_{n}"] = stack.enter_context(Server("stb-peer", cache, layout)).port
             targets = {
                 name: (port, "/virtual", bodies[int(name.rsplit("_", 1)[1])])
                 for name, port in ports.items()
             }
             for name, (port, _, body) in targets.items():
                 _check(port, body, name.startswith("project"))
-            measured = interleaved(targets, rounds=rounds, seconds=seconds)
+            measured = interleaved(targets, rounds=rounds, seconds=seconds, cores=layout)
     rates, failed = measured.rates, measured.failed
     for n in SIZES:
         result.add(
@@ -164,4 +167,5 @@ def run(quick: bool = False) -> BenchResult:
         generator=generator(), rounds=rounds, seconds_per_round=seconds, failed=failed
     )
     result.rows.append(("load generator", f"{generator()}, {rounds} x {seconds:g} s, 16 conns"))
+    result.rows.append(("cores", layout.describe()))
     return result
