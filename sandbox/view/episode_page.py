@@ -17,6 +17,7 @@ recorded one and names the first step that differs. May import ``sandbox.store``
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +115,12 @@ def node_marks(traj: Trajectory) -> list[NodeMarks]:
     return [marks[n.id] for n in traj.nodes]
 
 
-def _text(value: Any, limit: int = 2000) -> str:
-    text = value if isinstance(value, str) else repr(value)
+def _text(value: Any, field: str, limit: int = 2000) -> str:
+    """A step's value as a reader reads it: text as it is, other values as JSON; a value one
+    side lacks as words (``no such step``, ``nothing``), never Python's ``None``."""
+    if value is None:
+        return "no such step" if field == "node" else "nothing"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -127,8 +132,8 @@ def first_difference(expected: Trajectory, got: Trajectory) -> Difference | None
     return Difference(
         node=diff.node,
         field=diff.field,
-        expected=_text(diff.expected),
-        got=_text(diff.got),
+        expected=_text(diff.expected, diff.field),
+        got=_text(diff.got, diff.field),
         text=diff.describe(),
     )
 

@@ -40,7 +40,9 @@ class EpisodeRow(BaseModel):
     cost: float | None = None
     tokens: int | None = None
     answer: str | None = Field(default=None, description="The final answer, cut for the table.")
-    tags: list[str] = Field(description="Filters: solved, unsolved, gave_up, budget, infra.")
+    tags: list[str] = Field(
+        description="Filters: solved, unsolved, gave_up, budget, context_overflow, infra."
+    )
 
 
 class RunPage(BaseModel):
@@ -62,7 +64,12 @@ def episode_tags(label: str | None, status: str, infra: bool) -> list[str]:
         tags.append("solved")
     elif label is not None:
         tags.append("unsolved")
-    tags += {"gave_up": ["gave_up"], "budget_exhausted": ["budget"]}.get(status, [])
+    ended = {
+        "gave_up": "gave_up",
+        "budget_exhausted": "budget",
+        "context_overflow": "context_overflow",  # the history outgrew the model's context
+    }
+    tags += [ended[status]] if status in ended else []
     if infra:
         tags.append("infra")
     return tags

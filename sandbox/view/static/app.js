@@ -435,6 +435,7 @@ const FILTERS = [
   ["unsolved", "unsolved"],
   ["gave_up", "gave up"],
   ["budget", "budget"],
+  ["context_overflow", "context overflow"],
   ["infra", "infra"],
 ];
 const PAGE_ROWS = 100;
@@ -689,6 +690,24 @@ function layoutTree(nodes, marks) {
   return { pos, roots, rootX, width: Math.max(1, next) };
 }
 
+function captionLines(pos) {
+  // Each node's caption line (0 or 1): along a row, a caption goes to the line whose last caption
+  // is two steps away or more, so neighbours one step apart (the leaf row) never overlap.
+  const rows = new Map();
+  for (const [id, p] of pos) rows.set(p.depth, (rows.get(p.depth) || []).concat([[id, p.x]]));
+  const line = new Map();
+  for (const row of rows.values()) {
+    row.sort((a, b) => a[1] - b[1]);
+    const last = [-Infinity, -Infinity];
+    for (const [id, x] of row) {
+      const l = x - last[0] >= 2 ? 0 : x - last[1] >= 2 ? 1 : last[0] <= last[1] ? 0 : 1;
+      last[l] = x;
+      line.set(id, l);
+    }
+  }
+  return line;
+}
+
 function treeSvg(traj, marks, onPick, divergedNode) {
   const nodes = traj.nodes;
   const { pos, roots, rootX, width } = layoutTree(nodes, marks);
@@ -696,7 +715,8 @@ function treeSvg(traj, marks, onPick, divergedNode) {
   const depthMax = Math.max(1, ...[...pos.values()].map((p) => p.depth));
   const X = (x) => PAD + x * DX;
   const Y = (d) => PAD + d * DY;
-  const g = svg("svg", { id: "tree", width: X(width - 1) + PAD + 40, height: Y(depthMax) + PAD + 20, role: "img" });
+  const line = captionLines(pos);
+  const g = svg("svg", { id: "tree", width: X(width - 1) + PAD + 40, height: Y(depthMax) + PAD + 32, role: "img" });
   g.append(svg("title", {}, "search tree: nodes in expansion order"));
   const byId = new Map(marks.map((m) => [m.id, m]));
   const edge = (x1, y1, x2, y2, cls) => svg("line", { x1, y1, x2, y2, class: "edge " + cls });
@@ -729,7 +749,7 @@ function treeSvg(traj, marks, onPick, divergedNode) {
       svg("title", {}, `step ${n.id}: ${n.kind} ${call}`),
       svg("circle", { cx: X(p.x), cy: Y(p.depth), r: R }),
       svg("text", { x: X(p.x), y: Y(p.depth) + 4, class: "node-id" }, n.id),
-      svg("text", { x: X(p.x), y: Y(p.depth) + R + 13, class: "node-caption" }, short(call.replace(/_for_.*$/, ""), 12))
+      svg("text", { x: X(p.x), y: Y(p.depth) + R + 13 + 12 * line.get(n.id), class: "node-caption" }, short(call.replace(/_for_.*$/, ""), 12))
     );
     g.append(group);
   });
@@ -981,7 +1001,22 @@ function stateBoard(rows) {
   ];
 }
 
-function renderLeaderboard(board, runs) {
+function runLinks(keys) {
+  // One run is its link; several fold into "N runs", so a long list never pushes the figures off-screen.
+  const links = keys.map((k) => h("li", {}, h("a", { href: href.run(k) }, k)));
+  return keys.length === 1 ? h("a", { href: href.run(keys[0]) }, keys[0]) : h("details", { class: "run-list" }, h("summary", {}, `${keys.length} runs`), h("ul", {}, links));
+}
+
+function passAtK(r) {
+  // The largest k in the cell (the others in its tooltip): one column however many samples.
+  const ks = Object.keys(r.pass_at_k).map(Number).sort((a, b) => a - b);
+  if (!ks.length) return h("td", { class: "num" }, "–");
+  const all = ks.map((k) => `pass@${k} ${pct(r.pass_at_k[k])} / pass^${k} ${pct(r.pass_hat_k[k])}`).join("\n");
+  const k = ks[ks.length - 1];
+  return h("td", { class: "num pass-at-k", title: all }, `k=${k}: ${pct(r.pass_at_k[k])} / ${pct(r.pass_hat_k[k])}`);
+}
+
+function renderLeaderboard(board, runs, allMeasures = false) {
   const parts = [h("h1", {}, "Leaderboard")];
   if (!STATIC) {
     const select = h(
@@ -1001,14 +1036,16 @@ function renderLeaderboard(board, runs) {
   }
   for (const id of suites) {
     const rows = board.rows.filter((r) => r.suite + " " + r.suite_fingerprint === id);
-    const dims = board.dimensions.filter((d) => rows.some((r) => d in r.step_scores));
-    const ks = [...new Set(rows.flatMap((r) => Object.keys(r.pass_at_k)))];
+    // the headline measure of each step metric unless all are asked for: the figures stay on-screen
+    const shown = allMeasures || !(board.headline || []).length ? board.dimensions : board.headline;
+    const dims = shown.filter((d) => rows.some((r) => d in r.step_scores));
+    const hasK = rows.some((r) => Object.keys(r.pass_at_k).length);
     const hasWin = rows.some((r) => r.win_rate !== null || r.is_reference);
     const heads = ["#", "model", "agent", "scored by", "runs", "n", "pass rate [95% CI]"]
-      .concat(ks.map((k) => `pass@${k} / pass^${k}`))
+      .concat(hasK ? ["pass@k / pass^k"] : [])
       .concat(hasWin ? ["win rate [95% CI]", "ties", "W/L/T"] : [])
-      .concat(["cost / ep", "tokens / ep", "model calls / ep", "tool calls / ep"])
-      .concat(dims);
+      .concat(dims)
+      .concat(["cost / ep", "tokens / ep", "model calls / ep", "tool calls / ep"]);
     const body = rows.map((r) =>
       h(
         "tr",
@@ -1017,10 +1054,10 @@ function renderLeaderboard(board, runs) {
         h("td", {}, r.model),
         h("td", {}, r.agent),
         h("td", {}, r.protocol + (r.judge ? " / " + r.judge + (r.judge_kind === "rules" ? " (not an LLM)" : "") : "")),
-        h("td", {}, r.keys.map((k, i) => [i ? ", " : "", h("a", { href: href.run(k) }, k)]), r.repeats.length ? h("div", { class: "muted small" }, `${r.samples} distinct sample(s): identical seeded repeats count once`) : null),
+        h("td", { class: "board-runs" }, runLinks(r.keys), r.repeats.length ? h("div", { class: "muted small" }, `${r.samples} distinct sample(s): identical seeded repeats count once`) : null),
         h("td", { class: "num" }, r.n),
         h("td", { class: "num pass-rate" }, headlineText(r.headline)),
-        ks.map((k) => h("td", { class: "num" }, k in r.pass_at_k ? `${pct(r.pass_at_k[k])} / ${pct(r.pass_hat_k[k])}` : "–")),
+        hasK ? passAtK(r) : null,
         hasWin
           ? r.is_reference
             ? [h("td", { colspan: 3 }, badge("reference", "reference"))]
@@ -1030,11 +1067,11 @@ function renderLeaderboard(board, runs) {
                 h("td", { class: "num" }, r.wins === null ? "–" : `${r.wins}/${r.losses}/${r.ties}`),
               ]
           : null,
+        dims.map((d) => h("td", { class: "num step-score", "data-dim": d }, d in r.step_scores ? pct(r.step_scores[d]) : "–")),
         h("td", { class: "num" }, num(r.cost_usd, 4)),
         h("td", { class: "num" }, num(r.tokens, 0)),
         h("td", { class: "num" }, num(r.model_calls, 2)),
-        h("td", { class: "num" }, num(r.tool_calls, 2)),
-        dims.map((d) => h("td", { class: "num" }, d in r.step_scores ? pct(r.step_scores[d]) : "–"))
+        h("td", { class: "num" }, num(r.tool_calls, 2))
       )
     );
     const [name, fp] = [rows[0].suite, rows[0].suite_fingerprint];
@@ -1043,6 +1080,10 @@ function renderLeaderboard(board, runs) {
       h("div", { class: "table-scroll" }, table(heads, body, { class: "grid leaderboard" })),
       stateBoard(rows)
     );
+  }
+  if (board.dimensions.length > (board.headline || []).length && (board.headline || []).length) {
+    const every = h("input", { type: "checkbox", id: "all-measures", checked: allMeasures, onchange: (ev) => renderLeaderboard(board, runs, ev.target.checked) });
+    parts.splice(2, 0, h("p", {}, h("label", {}, every, " every step measure (else each step metric's headline measure)")));
   }
   if (!board.rows.length) parts.push(h("p", { id: "no-rows" }, "No scored runs yet."));
   if (board.skipped.length) {

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TASKS, TREE_TASK, ViewRuns, running_copy
+from conftest import TASKS, TREE_TASK, ViewRuns, copy_run, running_copy
 
 from sandbox.view.app import create_app
 from sandbox.view.export import export_static
@@ -441,3 +441,100 @@ def test_the_leaderboard_of_a_world_suite_has_its_state_checks(
             assert cell.startswith(f"{_shown(r['rate'])} ({r['passed']}/{r['episodes']})")
             assert f"pass^3 {100 * r['pass_hat_k']['3']['value']:.1f}%" in cell
     tab.done(tmp_path / "world-leaderboard.png")
+
+
+# -- at 1,400 px, what a reader must see without hunting for it (issue 38) -----------------------
+
+
+def _boxes(page: Any, selector: str) -> list[list[float]]:
+    return page.locator(selector).evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })"
+    )
+
+
+def test_the_trees_captions_never_overlap(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    traj = next(t for t in view_runs.trajectories(view_runs.dfsdt) if t["scenario_id"] == TREE_TASK)
+    url = f"{served.url}/runs/{view_runs.dfsdt}/episodes/{TREE_TASK}/0"
+    page = tab.open(url, "#tree .node-caption")
+    assert page.viewport_size["width"] == 1400
+    boxes = _boxes(page, "#tree .node-caption")
+    assert len(boxes) == len(traj["nodes"]) == 17
+    overlapping = [
+        (i, j)
+        for i, a in enumerate(boxes)
+        for j, b in enumerate(boxes[i + 1 :], i + 1)
+        if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    ]
+    assert overlapping == []  # the leaf row's neighbours once overlapped
+    tab.done(tmp_path / "tree-captions.png")
+
+
+def test_the_leaderboard_keeps_its_figures_on_screen_however_many_runs_a_row_pools(
+    view_runs: ViewRuns, browser: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "runs"
+    for seed in range(8):
+        run = copy_run(view_runs, view_runs.react, root, f"react-noisy-with-a-long-run-name-{seed}")
+        manifest = json.loads((run / "manifest.json").read_text())
+        manifest["seed"] = seed
+        (run / "manifest.json").write_text(json.dumps(manifest))
+    copy_run(view_runs, view_runs.reference, root, "react-ref")
+    server = Served(root)
+    try:
+        tab = Page(browser)
+        page = tab.open(f"{server.url}/leaderboard", "tr.board-row")
+        width = page.viewport_size["width"]
+        assert width == 1400
+        pooled = page.locator("tr.board-row", has_text="noisy-reference:0.5")
+        assert pooled.locator("td.pass-rate").inner_text().startswith("75.0%")
+        for cell in ("td.pass-rate", "td.pass-at-k", "td.step-score"):
+            right = pooled.locator(cell).first.evaluate("c => c.getBoundingClientRect().right")
+            assert right <= width, f"{cell} ends at {right} px, off-screen"
+        assert pooled.locator(".run-list summary").inner_text() == "8 runs"
+        assert pooled.locator(".run-list a").first.is_hidden()
+        pooled.locator(".run-list summary").click()
+        assert pooled.locator(".run-list a").count() == 8
+        headline = page.locator("tr.board-row").first.locator("td.step-score").count()
+        page.check("#all-measures")
+        assert page.locator("tr.board-row").first.locator("td.step-score").count() > headline
+        tab.done(tmp_path / "leaderboard-wide.png")
+    finally:
+        server.close()
+
+
+def test_compare_says_in_words_what_the_baseline_lacks(
+    served: Served, view_runs: ViewRuns, tab: Page, tmp_path: Path
+) -> None:
+    url = f"{served.url}/compare?runs={view_runs.react},{view_runs.dfsdt}"
+    page = tab.open(url, "#compare-table .first-diff")
+    diff = page.locator(f'tr.compare-row[data-task="{TREE_TASK}"] .first-diff').inner_text()
+    assert "(node): baseline no such step · this run action" in diff  # DFSDT searched on
+    assert "None" not in page.inner_text("#compare-table")
+    tab.done(tmp_path / "compare-words.png")
+
+
+def test_a_run_page_filters_the_episodes_that_outgrew_the_context(
+    view_runs: ViewRuns, browser: Any, tmp_path: Path
+) -> None:
+    run = copy_run(view_runs, view_runs.react, tmp_path / "runs", "overflow")
+    trajs = view_runs.trajectories(view_runs.react)
+    for t in trajs:
+        if t["scenario_id"] == TREE_TASK:
+            t["status"] = "context_overflow"
+    (run / "trajectories.jsonl").write_text("".join(json.dumps(t) + "\n" for t in trajs))
+    server = Served(tmp_path / "runs")
+    try:
+        tab = Page(browser)
+        page = tab.open(f"{server.url}/runs/overflow", "#episode-table tr.episode-row")
+        button = page.locator('button.filter[data-filter="context_overflow"]')
+        assert button.inner_text() == "context overflow (1)"
+        button.click()
+        shown = page.locator("#episode-table tr.episode-row")
+        assert shown.evaluate_all("rows => rows.map(r => r.dataset.task)") == [TREE_TASK]
+        assert "context_overflow" in shown.first.inner_text()
+        tab.done(tmp_path / "run-overflow.png")
+    finally:
+        server.close()
