@@ -101,7 +101,7 @@ from agents.trajectory import (
     messages_for,
     transcript_for,
 )
-from agents.user import User, UserTurn
+from agents.user import User, UserTurn, ask_user, failure_kind
 
 DEFAULT_MAX_USER_TURNS = 10
 """How often the user of a conversation may answer when the budget sets no ``max_user_turns``."""
@@ -436,12 +436,10 @@ class Episode:
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_user_turns"))
         try:
             turn: UserTurn = await self.accountant.bounded(
-                self.user.reply(self.transcript(reply.id))
+                ask_user(self.user, self.transcript(reply.id))
             )
         except DeadlineReached:
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_seconds"))
-        except Exception as e:  # the user's own bug or endpoint: the user's failure
-            turn = UserTurn(source="live", failure=f"user_error: {type(e).__name__}: {e}")
         node = self._add(
             reply.id, kind="user", content=turn.content, user=turn.record(), usage=turn.usage
         )
@@ -449,8 +447,7 @@ class Episode:
             self.trajectory.errors.append(
                 ErrorRecord(kind="user", message=turn.failure, node=node.id)
             )
-            kind = turn.failure.split(":", 1)[0].strip() or "failure"
-            return StepResult(node, Stop(Status.error, f"user_failure:{kind}"))
+            return StepResult(node, Stop(Status.error, f"user_failure:{failure_kind(turn)}"))
         return StepResult(node)
 
     def request_messages(

@@ -32,6 +32,8 @@ __all__ = [
     "User",
     "UserSignal",
     "UserTurn",
+    "ask_user",
+    "failure_kind",
     "transcript_key",
 ]
 
@@ -86,3 +88,18 @@ def transcript_key(transcript: list[Message]) -> str:
         separators=(",", ":"),
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+async def ask_user(user: User, transcript: list[Message]) -> UserTurn:
+    """``user``'s answer to ``transcript``; an exception the user raised (its own bug, its
+    endpoint) is its failure (``user_error``), never the harness's."""
+    try:
+        return await user.reply(transcript)
+    except Exception as e:
+        return UserTurn(source="live", failure=f"user_error: {type(e).__name__}: {e}")
+
+
+def failure_kind(turn: UserTurn) -> str:
+    """The kind a user failure is labelled with (``empty``, ``user_miss``...): its text up to
+    the first colon; the episode's end reason is ``user_failure:<kind>``."""
+    return (turn.failure or "").split(":", 1)[0].strip() or "failure"
