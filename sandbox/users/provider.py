@@ -64,9 +64,13 @@ class UserProvider:
         return found
 
     async def probe(self, tasks: list[Task]) -> None:
-        """Build and check every user model the tasks need, before the first episode."""
+        """Build and check every user model the tasks need, before the first episode. Under
+        ``--user-miss error`` a model-played user is never asked (its record answers, or the
+        episode is a user miss), so its endpoint is not checked: ``sandbox replay`` and a run
+        from a record need none."""
         for name in self.names(tasks):
-            await self._provider(name).probe()
+            if name in OFFLINE_USERS or self.config.user.miss != "error":
+                await self._provider(name).probe()
 
     def for_episode(self, task: Task, *, seed: int, trial: int) -> User | None:
         """The user of episode ``(task, trial)``; None for a task without one."""
