@@ -295,7 +295,7 @@ def comparison_table(comparison: Comparison) -> Table:
     table.add_column("pass rate", justify="right")
     for group in comparison.groups:
         table.add_column(group, justify="right")
-    for col in ("model calls", "tool calls", "tokens", "steps", "errors"):
+    for col in ("model calls", "tool calls", "tokens", "steps", "infra errors", "user failures"):
         table.add_column(col, justify="right")
     for s in comparison.strategies:
         groups = [group_rate(s, g) for g in comparison.groups]
@@ -310,8 +310,12 @@ def comparison_table(comparison: Comparison) -> Table:
             f"{s.per_episode(u.tokens):.0f}",
             f"{s.per_episode(u.steps):.1f}",
             str(s.summary.infra_errors),
+            str(s.summary.user_failures),
         )
-    table.caption = "costs are means per episode; errors are infrastructure errors"
+    table.caption = (
+        "costs are means per episode; infrastructure errors and user failures (a "
+        "conversation's user failed) are left out of the pass rate"
+    )
     return table
 
 

@@ -166,6 +166,8 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
         out["excluded"] = {k: len(v) for k, v in p.excluded.items()}
     if scores.state_checks is not None:
         out["state_checks"] = {r.check: check_line(r) for r in scores.state_checks.rates()}
+    if p.user_failures:
+        out["user_failures"] = p.user_failures
     if scores.reference is not None:
         w = scores.reference.win
         out["win_rate"] = _rounded(rate_or_none(w.win_rate))

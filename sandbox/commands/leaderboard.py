@@ -113,7 +113,10 @@ def _columns(rows: list[LeaderboardRow], order: list[str]) -> tuple[list[str], l
     return ks, dims, wins
 
 
-def _cells(row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool) -> list[str]:
+def _cells(
+    row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool, *, wide: bool = False
+) -> list[str]:
+    """A row's cells; ``wide`` (the markdown table) adds the episodes left out, by cause."""
     cells = [
         str(row.rank),
         row.model,
@@ -143,6 +146,8 @@ def _cells(row: LeaderboardRow, ks: list[str], dims: list[str], wins: bool) -> l
         f"{row.model_calls:.2f}",
         f"{row.tool_calls:.2f}",
     ]
+    if wide:
+        cells += [str(row.infra_errors), str(row.user_failures)]
     cells += [f"{row.step_scores[d]:.1%}" if d in row.step_scores else "-" for d in dims]
     return cells
 
@@ -172,7 +177,8 @@ def _headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
     heads += [f"pass@{k} / pass^{k}" for k in ks]
     if wins:
         heads += ["win rate [95% CI]", "ties", "W/L/T"]
-    heads += ["cost/ep", "tokens/ep", "model calls/ep", "tool calls/ep", *dims]
+    heads += ["cost/ep", "tokens/ep", "model calls/ep", "tool calls/ep"]
+    heads += ["infra errors", "user failures", *dims]
     return heads
 
 
@@ -184,6 +190,13 @@ def _short_headers(ks: list[str], dims: list[str], wins: bool) -> list[str]:
         heads += ["win rate", "ties", "W/L/T"]
     heads += ["cost", "tokens", "calls", "tools", *(d.split("_")[0][:6] for d in dims)]
     return heads
+
+
+def _left_out(row: LeaderboardRow) -> str:
+    """The episodes a row leaves out, by cause: ``#2 infra 1 user 1``."""
+    parts = [f"infra {row.infra_errors}"] if row.infra_errors else []
+    parts += [f"user {row.user_failures}"] if row.user_failures else []
+    return f"#{row.rank} " + " ".join(parts)
 
 
 def _by_suite(board: Leaderboard) -> list[tuple[str, list[LeaderboardRow]]]:
@@ -212,6 +225,9 @@ def _tables(board: Leaderboard) -> list[Table]:
             table.add_row(*_cells(r, ks, dims, wins))
         caption = "cost, tokens, calls (model) and tools (tool calls) are means per episode"
         caption += "; n: episodes the pass rate counts"
+        left = [r for r in rows if r.infra_errors or r.user_failures]
+        if left:
+            caption += " (left out: " + ", ".join(_left_out(r) for r in left) + ")"
         if any(r.repeats for r in rows):
             caption += "; identical seeded repeats count once (samples)"
         if board.reference:
@@ -259,7 +275,7 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         ks, dims, wins = _columns(rows, board.dimensions)
         heads = _headers(ks, dims, wins)
         out += [f"## {title}", "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        out += ["| " + " | ".join(_cells(r, ks, dims, wins)) + " |" for r in rows]
+        out += ["| " + " | ".join(_cells(r, ks, dims, wins, wide=True)) + " |" for r in rows]
         out.append("")
         checks = _state_checks(rows)
         if checks:
@@ -278,7 +294,10 @@ def leaderboard_markdown(board: Leaderboard) -> str:
             ]
     if board.reference:
         out.append(f"Win rates against `{board.reference}` (ToolEval's rules, ties half).")
-    out.append("n: the episodes the pass rate counts (left out: infrastructure and judge errors).")
+    out.append(
+        "n: the episodes the pass rate counts (left out: infrastructure errors, failures of a "
+        "conversation's user, judge errors)."
+    )
     repeats = [run for r in board.rows for run in r.repeats]
     if repeats:
         out.append(

@@ -171,6 +171,7 @@ def show(result: RunResult, *, as_json: bool) -> None:
         f"episodes {result.episodes} (ran {result.ran})  status {result.status}  "
         f"model calls {u.model_calls}  tool calls {u.tool_calls}  tokens {u.tokens}  "
         f"cost {u.cost:.4f} USD  infra errors {result.summary.infra_errors}"
+        + (f"  user failures {fails}" if (fails := result.summary.user_failures) else "")
     )
     if result.note:
         console.print(f"note: {result.note}")

@@ -63,6 +63,7 @@ def _pass_rate_section(comparison: Comparison) -> list[str]:
     lines = ["", "## Pass rate and cost", ""]
     groups = comparison.groups
     header = ["agent", "n", "pass rate (95% CI)", *groups, "model calls/ep", "tool calls/ep"]
+    header += ["infra errors", "user failures"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for s in comparison.strategies:
@@ -74,6 +75,8 @@ def _pass_rate_section(comparison: Comparison) -> list[str]:
             *per_group,
             f"{s.per_episode(s.usage.model_calls):.2f}",
             f"{s.per_episode(s.usage.tool_calls):.2f}",
+            str(s.summary.infra_errors),
+            str(s.summary.user_failures),
         ]
         lines.append("| " + " | ".join(row) + " |")
     for s in comparison.strategies:

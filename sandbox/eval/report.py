@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,7 @@ def markdown_parts(
     out += _usage_section(scores)
     out += _simulator_section(scores)
     out += _infra_section(scores)
+    out += _users_section(scores)
     out += _judge_section(scores)
     out += _reference_section(scores)
     out += _notes_section(scores)
@@ -329,6 +331,32 @@ def _infra_section(scores: RunScores) -> list[str]:
         f"{i.errors}"
         + (f" ({', '.join(i.episodes)}; `--resume` runs them again)." if i.errors else "."),
     ]
+
+
+def _users_section(scores: RunScores) -> list[str]:
+    """The episodes a failure of their conversation's user ended, by kind: not the agent's."""
+    failed = [lb for lb in scores.labels if lb.excluded == "user"]
+    if not failed:
+        return []
+    kinds = Counter(_failure_kind(lb.reason) for lb in failed)
+    return [
+        "",
+        "## Users (not the agent's)",
+        "",
+        f"Episodes ended by a failure of their conversation's user: "
+        f"{scores.pass_rate.user_failures} ("
+        + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+        + "): "
+        + ", ".join(lb.episode for lb in failed)
+        + ". Left out of the pass rate, like infrastructure errors; failures are never "
+        "recorded, so a later run asks the user again.",
+    ]
+
+
+def _failure_kind(reason: str) -> str:
+    """A user failure's kind from its label's reason (``user failure: empty: ...``)."""
+    parts = reason.removeprefix("user failure:").split(":", 1)
+    return parts[0].strip() or "failure"
 
 
 def _judge_section(scores: RunScores) -> list[str]:

@@ -101,7 +101,7 @@ class RunResult(BaseModel):
             "model_calls": self.usage.model_calls,
             "tokens": self.usage.tokens,
             "cost_usd": round(self.usage.cost, 6),
-        }
+        } | ({"user_failures": fails} if (fails := self.summary.user_failures) else {})
 
 
 # -- entry points --------------------------------------------------------------------------------

@@ -24,6 +24,9 @@ protocol and the judge: runs scored under different protocols or judges are diff
   pass@k / pass^k, ``all`` first: a single run's own (``scores.json``), several pooled under the
   same rule (``sandbox.view.pooling``).
 - ``cost_usd``, ``tokens``, ``model_calls``, ``tool_calls``: means per episode (trajectory).
+- ``infra_errors``, ``user_failures``: the pooled episodes an infrastructure error, or a failure
+  of their conversation's user, ended; both are left out of the pass rate (``excluded``:
+  ``infra``, ``user``), as ``sandbox eval`` leaves them out.
 - ``step_scores``: each step dimension's mean, pooled over runs weighted by its episode count,
   of every step protocol a run was scored with: the default step protocol's measures and those
   of metrics added to it (``METRIC.MEASURE``), another protocol's as ``PROTOCOL:MEASURE``
@@ -123,7 +126,14 @@ class LeaderboardRow(BaseModel):
     tokens: float = Field(description="Mean tokens per episode.")
     model_calls: float
     tool_calls: float
-    infra_errors: int = 0
+    infra_errors: int = Field(
+        default=0, description="Episodes an infrastructure error ended (left out of the rate)."
+    )
+    user_failures: int = Field(
+        default=0,
+        description="Episodes a failure of their conversation's user ended (left out of the "
+        "rate, as infrastructure errors are: not the agent's).",
+    )
     step_scores: dict[str, float] = Field(default_factory=dict)
 
 
@@ -238,6 +248,7 @@ def _row(group: list[RunRecord]) -> tuple[LeaderboardRow, Pool]:
         model_calls=sum(u.model_calls for u in usage) / trajectories,
         tool_calls=sum(u.tool_calls for u in usage) / trajectories,
         infra_errors=sum(lb.infra_error for lb in labels),
+        user_failures=sum(lb.excluded == "user" for lb in labels),
         step_scores=_step_scores(used),
     )
     return row, pool

@@ -443,3 +443,70 @@ def test_every_command_shows_each_state_check_as_eval_computes_it(
             )
             assert f"{cell} ({r['passed']}/{r['episodes']}); pass^3 {100 * hat:.1f}%" in board_md
     assert len(seen_passed) == 2  # the two strategies differ: nothing above compared equal zeros
+
+
+def test_user_failures_are_left_out_and_counted_alike_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A conversation whose user model answers nothing is the user's failure: ``run``, ``eval``
+    (its JSON line, ``scores.json``, ``report.md``; the ``toolbench`` protocol too), ``compare``
+    (its table, ``comparison.json``, its report) and the leaderboard (its rows, the markdown,
+    the viewer's API) each leave it out of the pass rate and count it, 1 of the run's 2."""
+    suite = Path(shutil.copytree(TINYWORLD, tmp_path / "bank"))
+    runs = tmp_path / "runs"
+    lines = {}
+    with ScriptedOpenAIServer() as server:
+        server.default = text_reply("")  # the user answers nothing: a user failure (empty)
+        for agent in ("react", "dfsdt"):
+            argv = ["run", "--suite", str(suite), "--tasks", "chat_*", "--agent", agent]
+            argv += ["--model", "reference", "--user-model", f"openai:u@{server.base_url}"]
+            argv += ["--out", str(runs), "--no-plots", "--run-id"]
+            lines[agent] = _json(capsys, [*argv, agent, "--json"])
+            assert main([*argv, f"{agent}-shown"]) == 0
+            assert "infra errors 0  user failures 1" in capsys.readouterr().out
+    for agent, line in lines.items():
+        assert isinstance(line, dict) and line["user_failures"] == 1 and line["n"] == 1
+        shutil.rmtree(runs / f"{agent}-shown")
+    react = runs / "react"
+    evaluated = _json(capsys, ["eval", str(react), "--json", "--no-plots"])
+    assert isinstance(evaluated, dict)
+    assert evaluated["excluded"] == {"user": 1} and evaluated["user_failures"] == 1
+    assert evaluated["n"] == 1 and evaluated["pass_rate"] == 1.0
+    scores = json.loads((react / "scores.json").read_text())
+    assert scores["pass_rate"]["user_failures"] == 1 and scores["pass_rate"]["infra_errors"] == 0
+    report = (react / "report.md").read_text()
+    assert "## Users (not the agent's)" in report
+    assert "their conversation's user: 1 (empty 1): chat_freeze_which." in report
+
+    out = str(tmp_path / "cmp")
+    capsys.readouterr()
+    assert main(["compare", "--runs", str(react), str(runs / "dfsdt"), "--out", out]) == 0
+    table = capsys.readouterr().out
+    assert "user failures" in table
+    (comparison,) = [json.loads(f.read_text()) for f in Path(out).rglob("comparison.json")]
+    assert [s["summary"]["user_failures"] for s in comparison["strategies"]] == [1, 1]
+    assert [s["summary"]["n"] for s in comparison["strategies"]] == [1, 1]
+    (compared,) = list(Path(out).rglob("report.md"))
+    assert "| infra errors | user failures |" in compared.read_text()
+    rows_shown = [ln for ln in compared.read_text().splitlines() if ln.startswith("| react | 1 |")]
+    assert len(rows_shown) == 1 and rows_shown[0].endswith("| 0 | 1 |")
+
+    rows = _json(capsys, ["leaderboard", "--runs-dir", str(runs), "--json"])
+    assert isinstance(rows, list) and len(rows) == 2
+    for row in rows:
+        assert (row["user_failures"], row["infra_errors"]) == (1, 0)
+        assert row["excluded"] == {"user": 1}
+    (row,) = [r for r in rows if r["agent"] == "react"]
+    _same_headline(row, evaluated)
+    assert main(["leaderboard", "--runs-dir", str(runs), "--md"]) == 0
+    md = capsys.readouterr().out
+    assert "| infra errors | user failures |" in md and "failures of a conversation's user" in md
+    assert main(["leaderboard", "--runs-dir", str(runs)]) == 0
+    assert "left out: #1 user 1, #2 user 1" in " ".join(capsys.readouterr().out.split())
+    shown = TestClient(create_app(runs)).get("/api/leaderboard").json()["rows"]
+    assert sorted(r["user_failures"] for r in shown) == [1, 1]
+
+    judged = ["--protocol", "toolbench", "--judge", "rules-judge", "--json", "--no-plots"]
+    toolbench = _json(capsys, ["eval", str(react), *judged])
+    assert isinstance(toolbench, dict)
+    assert toolbench["excluded"] == {"user": 1} and toolbench["user_failures"] == 1
