@@ -3,10 +3,13 @@
 In order, the first that holds decides (status, end reason):
 
 1. the agent called ``Finish`` (``/call`` or MCP): ``answered`` / ``gave_up``;
-2. the scope ended the episode: a spent budget (``budget_exhausted``, ``budget:<limit>``), a
-   model or tool failure that survived the retries (``error``, an infrastructure error:
-   ``model_error:<kind>``, ``tool_infra:<provenance>``...), a replay that left its recording
-   (``error``, ``replay_divergence``);
+2. the scope ended the episode: in a conversation the user ending it (``done``: ``answered``
+   with the agent's last reply; another signal: ``gave_up``) or failing (``error``, the
+   user's: ``user_failure:<kind>``), an answer printed while the user had not ended it
+   (``gave_up``, ``left_conversation``); a spent budget (``budget_exhausted``,
+   ``budget:<limit>``), a model or tool failure that survived the retries (``error``, an
+   infrastructure error: ``model_error:<kind>``, ``tool_infra:<provenance>``...), a replay
+   that left its recording (``error``, ``replay_divergence``);
 3. the deadline: the budget's ``--max-seconds`` (``budget_exhausted``, ``budget:max_seconds``)
    or the strategy's ``timeout`` (``error``, ``agent_timeout``);
 4. an HTTP agent that could not be reached (``error``, ``agent_unreachable``: an
@@ -85,7 +88,7 @@ def decide_end(scope: EpisodeScope, record: EpisodeRecord, agent: AgentExit) -> 
     if scope.finished is not None:
         return _finished(scope.finished)
     if scope.stop is not None:
-        return EpisodeEnd(scope.stop.status, scope.stop.reason, [])
+        return EpisodeEnd(scope.stop.status, scope.stop.reason, [], scope.final_answer)
     if agent.timed_out == "budget":
         return EpisodeEnd(Status.budget_exhausted, "budget:max_seconds", [])
     if agent.timed_out == "timeout":

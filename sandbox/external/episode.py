@@ -6,12 +6,14 @@
    suite's REST routes under a per-episode token on 127.0.0.1.
 3. The agent runs (``sandbox.external.process``): the command with the task as one JSON line
    on stdin (``task_id``, ``trial``, ``seed``, ``run_id``, ``query``, ``tools``,
-   ``system_prompt``) and the episode's URLs in its environment, or the URL POSTed the same
-   object with those variables under ``env``. Its deadline is the budget's ``max_seconds``, else
-   the strategy's ``timeout``.
+   ``system_prompt``, ``conversation``) and the episode's URLs in its environment, or the URL
+   POSTed the same object with those variables under ``env``. Its deadline is the budget's
+   ``max_seconds``, else the strategy's ``timeout``.
 4. The server stops, the agent's process group is gone, and the end is decided
-   (``sandbox.external.ending``). A bug or a harness error met while answering the agent is
-   raised here, as it would be from a built-in loop.
+   (``sandbox.external.ending``). In a conversation the user had not ended, an answer the
+   agent printed as it exited is its last reply, which the user answers first. A bug or a
+   harness error met while answering the agent is raised here, as it would be from a built-in
+   loop.
 
 May import ``agents`` and ``sandbox.external`` modules.
 """
@@ -26,9 +28,10 @@ from typing import Any
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.model import Model
-from agents.toolenv import FINISH_FUNCTION, ToolEnv, env_dispatch
-from agents.trajectory import Component, Trajectory
-from sandbox.external.ending import decide_end, process_record
+from agents.toolenv import FINISH_FUNCTION, GIVE_ANSWER, ToolEnv, env_dispatch
+from agents.trajectory import Component, FinishCall, Trajectory
+from agents.user import User
+from sandbox.external.ending import answer_line, decide_end, process_record
 from sandbox.external.gateway import EpisodeUrls, episode_server
 from sandbox.external.http_agent import call_url
 from sandbox.external.options import ExternalOptions
@@ -40,7 +43,12 @@ __all__ = ["run_external", "task_input"]
 
 
 def task_input(
-    meta: EpisodeMeta, query: str, functions: list[dict[str, Any]], options: ExternalOptions
+    meta: EpisodeMeta,
+    query: str,
+    functions: list[dict[str, Any]],
+    options: ExternalOptions,
+    *,
+    conversation: bool = False,
 ) -> dict[str, Any]:
     """The JSON object the agent gets on stdin."""
     return {
@@ -51,6 +59,7 @@ def task_input(
         "query": query,
         "tools": functions,
         "system_prompt": options.system_prompt,
+        "conversation": conversation,
     }
 
 
@@ -73,6 +82,7 @@ async def run_external(
     strategy's, as the trajectory records it."""
     started = time.monotonic()
     functions = [*env.functions, FINISH_FUNCTION]
+    user: User | None = getattr(env, "user", None)
     record = EpisodeRecord(
         agent=Component(name=name, params=options.model_dump(mode="json")),
         model=Component(name=model.name, params=_model_params(model)),
@@ -80,6 +90,7 @@ async def run_external(
         query=query,
         functions=functions,
         dispatch=env_dispatch(env),
+        hidden=user.hidden if user is not None else (),
     )
     scope = EpisodeScope(
         model=model,
@@ -89,11 +100,16 @@ async def run_external(
         max_observation_chars=options.max_observation_chars,
         depth_unit=options.depth_unit,
     )
-    given = task_input(meta, query, functions, options)
+    offered = record.offered()[0]
+    given = task_input(meta, query, offered, options, conversation=user is not None)
     async with episode_server(scope) as urls:
         agent = await _run_agent(options, given, urls, scope, budget, started)
     if scope.fatal is not None:
         raise scope.fatal
+    if user is not None and not scope.over and agent.exit_code == 0:
+        last = answer_line(agent.stdout)
+        if isinstance(last, FinishCall) and last.return_type == GIVE_ANSWER:
+            await scope.last_reply(last)
     end = decide_end(scope, record, agent)
     where = {"command": options.command} if options.command else {"url": options.url or ""}
     return record.close(

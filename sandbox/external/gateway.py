@@ -9,6 +9,8 @@ machine (another episode's agent, a stray process on a reused port) lands in thi
 ``POST /e/<t>/v1/chat/completions``    the model proxy (``sandbox.external.proxy``)
 ``GET  /e/<t>/v1/models``              the model the proxy answers with
 ``POST /e/<t>/call``                   a tool call by name: ``{"name", "arguments", "id"?}``
+``POST /e/<t>/reply``                  in a conversation, a reply to the user: ``{"message"}``,
+                                       answered ``{"user", "signal", "reveal", "tools"}``
 ``/e/<t>/mcp``                         the tools over MCP (``sandbox.external.mcp_tools``)
 ``/e/<t>/...``                         anything else: the suite's REST routes
                                        (``/tools/{tool}/{api}``, ``/api/...``, ``/virtual``,
@@ -115,6 +117,8 @@ class EpisodeGateway:
             return await self._model_route(sub, method, request)
         if sub == "/call" and method == "POST":
             return await self._call(request)
+        if sub == "/reply" and method == "POST":
+            return await self._reply(request)
         return await self._forward(sub, method, request)
 
     async def _model_route(self, sub: str, method: str, request: Request) -> Response:
@@ -161,6 +165,20 @@ class EpisodeGateway:
         status = answer.refusal.status if answer.refusal is not None else 200
         headers = {"x-sandbox-provenance": answer.provenance} if answer.provenance else {}
         return Response(answer.text, status, headers=headers, media_type=_JSON)
+
+    async def _reply(self, request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError as e:
+            return _json(400, {"error": f"the request body is not JSON: {e}", "code": "invalid"})
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str):
+            usage = 'POST /reply takes {"message": <what the agent says to the user>}'
+            return _json(400, {"error": usage, "code": "invalid"})
+        answer = await self.episode.reply(message)
+        if isinstance(answer, Refusal):
+            return _json(answer.status, {"error": answer.message, "code": answer.code})
+        return _json(200, answer.body())
 
     async def _forward(self, sub: str, method: str, request: Request) -> Response:
         answer = await self.episode.forward(

@@ -1,12 +1,14 @@
 """An episode's tools over MCP (streamable HTTP at ``$SANDBOX_MCP_URL``), with the official SDK.
 
 The tools listed are the episode's offered functions, ``Finish`` included, named and described
-as on stdin, their JSON Schema as ``inputSchema``. A ``tools/call`` is the episode's ``call``
+as on stdin, their JSON Schema as ``inputSchema`` (in a conversation, those the user revealed
+join the list from then on). A ``tools/call`` is the episode's ``call``
 (``sandbox.external.scope``), the same path as ``POST /call``: its text content is the
-observation text (``{"error", "response"}``), ``isError`` set when the call failed or was
-refused. One server and session manager per episode, alive as long as the episode's scope; the
-SDK's DNS-rebinding protection admits loopback hosts only. Imports the MCP SDK (only when an
-external episode runs) and ``sandbox.external.scope``.
+observation text (``{"error", "response"}``; in a conversation, a ``Finish`` giving an answer
+is a reply to the user, answered with the user's answer as ``/reply`` answers), ``isError`` set
+when the call failed or was refused. One server and session manager per episode, alive as long
+as the episode's scope; the SDK's DNS-rebinding protection admits loopback hosts only. Imports
+the MCP SDK (only when an external episode runs) and ``sandbox.external.scope``.
 """
 
 from __future__ import annotations
@@ -42,18 +44,18 @@ _LOOPBACK = TransportSecuritySettings(
 
 def episode_mcp(scope: EpisodeScope) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
     """The MCP endpoint of one episode and its session manager (run it for the episode)."""
-    tools = [
-        Tool(
-            name=str(f["function"]["name"]),
-            description=str(f["function"].get("description") or ""),
-            input_schema=f["function"].get("parameters") or {"type": "object"},
-        )
-        for f in scope.record.functions
-    ]
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListToolsResult:
+        tools = [
+            Tool(
+                name=str(f["function"]["name"]),
+                description=str(f["function"].get("description") or ""),
+                input_schema=f["function"].get("parameters") or {"type": "object"},
+            )
+            for f in scope.record.offered()[0]
+        ]
         return ListToolsResult(tools=tools)
 
     async def call_tool(

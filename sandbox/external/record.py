@@ -15,21 +15,28 @@ its scope, so:
   added to the latest turn (a thought or invalid turn that thus reached a tool becomes an
   ``action``), or to a node of its own when no model turn came before;
 - the episode's ``Finish`` (through ``/call``, or the answer the agent printed) is the latest
-  turn's finish when that turn did not ask for one itself (``finish``).
+  turn's finish when that turn did not ask for one itself (``finish``);
+- in a conversation, a reply to the user (``/reply``, or a ``Finish`` giving an answer) is the
+  latest turn when that turn said it (a thought with that text, a ``Finish`` with that answer),
+  else a ``thought`` node of its own (``reply``); the user's answer is a ``user`` node under it
+  (``add_user``), as the built-in loops record one. Nothing after a user node joins a turn
+  before it. Functions the user hides are not offered (a call of one reaches no function, as
+  in the built-in loops) until a user turn reveals them (``offered``).
 
 Observations are those the agent was answered, never guessed: a call the agent did not run has
-none. Imports the agents' records and step only.
+none. Imports the agents' records, step and user only.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import datetime, timezone
 from typing import Any
 
 from agents.agent import EpisodeMeta
 from agents.errors import ModelError
-from agents.model import ToolCall, Turn
+from agents.model import Message, ToolCall, Turn
 from agents.models.exchange import ModelRequest, exchange_record
 from agents.step import EpisodeEnd, Interpretation, function_name, interpret_turn
 from agents.toolenv import GIVE_ANSWER, DispatchRule
@@ -42,7 +49,9 @@ from agents.trajectory import (
     Status,
     StepCall,
     Trajectory,
+    transcript_for,
 )
+from agents.user import UserTurn
 
 __all__ = ["EpisodeRecord"]
 
@@ -62,9 +71,13 @@ class EpisodeRecord:
         query: str,
         functions: list[dict[str, Any]],
         dispatch: DispatchRule,
+        hidden: Collection[str] = (),
     ) -> None:
         self.functions = functions
         self.function_names = [function_name(f) for f in functions]
+        self.hidden = frozenset(hidden)
+        """In a conversation, the functions the user hides until a turn of theirs reveals them."""
+        self.revealed: set[str] = set()
         self.dispatch: DispatchRule = dispatch
         self.trajectory = Trajectory(
             run_id=meta.run_id,
@@ -90,6 +103,26 @@ class EpisodeRecord:
         """Model turns recorded so far (failed calls included)."""
         return len(self.trajectory.exchanges)
 
+    def offered(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The functions offered now (and their names): all but those the user hides and has
+        not revealed yet."""
+        keep = [
+            (f, name)
+            for f, name in zip(self.functions, self.function_names, strict=True)
+            if name not in self.hidden or name in self.revealed
+        ]
+        return [f for f, _ in keep], [name for _, name in keep]
+
+    def since_user(self) -> list[Node]:
+        """The nodes after the user's last answer (all of them before the first)."""
+        last = next((n.id for n in reversed(self.nodes) if n.kind == "user"), -1)
+        return [n for n in self.nodes if n.id > last]
+
+    @property
+    def user_turns(self) -> int:
+        """How often the user has answered."""
+        return sum(1 for n in self.nodes if n.kind == "user")
+
     def interpret(
         self, name: str, arguments: str, call_id: str | None
     ) -> tuple[Interpretation, str]:
@@ -98,7 +131,7 @@ class EpisodeRecord:
         answered when it cannot be sent) and the call's id."""
         call_id = self.call_id(call_id)
         turn = Turn(tool_calls=[ToolCall(id=call_id, name=name, arguments=arguments)])
-        return interpret_turn(turn, self.function_names, self.dispatch), call_id
+        return interpret_turn(turn, self.offered()[1], self.dispatch), call_id
 
     def call_id(self, given: str | None) -> str:
         """The id of a call the agent made: its own, else one made up (``sandbox_call_<n>``)."""
@@ -119,7 +152,7 @@ class EpisodeRecord:
         response: dict[str, Any],
     ) -> Node:
         """The node of an answered model request (its calls not run yet)."""
-        plan = interpret_turn(turn, self.function_names, self.dispatch)
+        plan = interpret_turn(turn, self.offered()[1], self.dispatch)
         for call in plan.calls:
             call.observation = None  # the agent decides whether to run it
         node = self._add(
@@ -181,9 +214,35 @@ class EpisodeRecord:
         node.kind = _finish_kind(finish)
         return node
 
+    # -- the user of a conversation ---------------------------------------------------------
+
+    def reply(self, message: str) -> Node:
+        """The node of a reply to the user: the latest turn when it said ``message`` (a thought
+        with that text, a ``Finish`` with that answer), else a ``thought`` of its own."""
+        node = self._latest()
+        if node is not None and node.reply == message:
+            return node
+        return self._add(kind="thought", content=message)
+
+    def transcript(self, reply: Node) -> list[Message]:
+        """What the user has seen when answering ``reply`` (``transcript_for``)."""
+        return transcript_for(self.trajectory.prompt, self.trajectory.path_to(reply.id))
+
+    def add_user(self, turn: UserTurn) -> Node:
+        """The user's answer to the latest reply, as a ``user`` node; what it reveals is offered
+        from now on."""
+        self.revealed.update(turn.reveal)
+        return self._add(kind="user", content=turn.content, user=turn.record(), usage=turn.usage)
+
     def _latest(self) -> Node | None:
-        """The latest node a call or an answer can belong to (a failed model call cannot)."""
-        return next((n for n in reversed(self.nodes) if n.kind != "error"), None)
+        """The latest node a call or an answer can belong to: not a failed model call, and
+        nothing before the user's last answer."""
+        for node in reversed(self.nodes):
+            if node.kind == "user":
+                return None
+            if node.kind != "error":
+                return node
+        return None
 
     def _add(self, **fields: Any) -> Node:
         parent = self.nodes[-1] if self.nodes else None

@@ -13,11 +13,18 @@ budget, and recorded (``sandbox.external.record``):
 - ``forward(...)``: a request to the suite's own REST routes (``sandbox.tool_envs.forward``). In
   a world suite the tools act on the episode's world session, the one the env opened; the
   session routes (``/sessions...``, ``/reset``) are refused: the sandbox opens, restores and
-  judges that session, and the agent would otherwise reach other episodes' sessions.
+  judges that session, and the agent would otherwise reach other episodes' sessions;
+- ``reply(message)``: in a conversation (an env with a ``user``, ``agents.user``), the agent's
+  reply to the user (``/reply``; a ``Finish`` giving an answer is one too): the user answers
+  from the transcript it has seen, as it answers the built-in loops (``UserAnswer``).
 
-The first of these events ends the episode: a ``Finish`` (an answer or a give-up), a budget
-spent (``budget_exhausted``), a model or tool failure that survived the retries (an
-infrastructure error), or a replay that left its recording. After it, every request is refused
+The first of these events ends the episode: a ``Finish`` (an answer or a give-up; in a
+conversation a give-up only), the user ending the conversation (``done``: ``answered`` with the
+agent's last reply as its answer; ``transfer``, ``out_of_scope``: ``gave_up``), a user failure
+(``error``, the user's: ``user_failure:<kind>``), a budget spent (``budget_exhausted``;
+``max_user_turns`` and ``max_turn_model_calls`` as in the built-in loops), a model or tool
+failure that survived the retries (an infrastructure error), or a replay that left its
+recording. After it, every request is refused
 (``Refusal``) and ``ended`` is set, so the process is given its grace and then stopped. A bug
 or a harness error (a ``SandboxError``) raised while answering is kept in ``fatal`` for the
 episode to raise. May import ``agents``, ``sandbox.tool_envs`` and ``sandbox.external``.
@@ -26,6 +33,7 @@ episode to raise. May import ``agents``, ``sandbox.tool_envs`` and ``sandbox.ext
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from dataclasses import dataclass
@@ -39,14 +47,15 @@ from agents.finish import ANSWER_OBSERVATION, GIVE_UP_OBSERVATION
 from agents.model import Model, Turn
 from agents.models.exchange import EXCHANGE_RESPONSE, ModelRequest, completion_of, turn_of
 from agents.options import DepthUnit
-from agents.step import Stop, truncate_observation
+from agents.step import DEFAULT_MAX_USER_TURNS, Stop, truncate_observation
 from agents.toolenv import GIVE_ANSWER, Observation, ToolEnv
-from agents.trajectory import ErrorRecord, FinishCall, Status, StepCall
+from agents.trajectory import ErrorRecord, FinishCall, Node, Status, StepCall
+from agents.user import User, ask_user, failure_kind
 from sandbox.external.record import EpisodeRecord
 from sandbox.tool_envs.forward import ForwardedCall, Forwarder, route_kind
 from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv, observation_text
 
-__all__ = ["CallAnswer", "EpisodeScope", "Refusal"]
+__all__ = ["CallAnswer", "EpisodeScope", "Refusal", "UserAnswer"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +65,27 @@ class Refusal:
     status: int
     code: str
     """``budget_exhausted``, ``episode_over``, ``model_error``, ``replay_divergence``,
-    ``tool_error``, ``no_rest_routes`` or ``session_routes``."""
+    ``tool_error``, ``no_rest_routes``, ``session_routes``, ``user_failure`` or ``no_user``."""
     message: str
+
+
+@dataclass(frozen=True)
+class UserAnswer:
+    """The user's answer to a reply: what ``/reply`` answers with."""
+
+    user: str
+    signal: str | None
+    reveal: list[str]
+    tools: list[dict[str, Any]]
+    """The functions offered from now on (those revealed included)."""
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "user": self.user,
+            "signal": self.signal,
+            "reveal": self.reveal,
+            "tools": self.tools,
+        }
 
 
 @dataclass(frozen=True)
@@ -92,8 +120,13 @@ class EpisodeScope:
         self.depth_unit: DepthUnit = depth_unit
         self.accountant = Accountant(budget, record.trajectory.usage)
         self.forwarder = Forwarder(env) if isinstance(env, HttpToolEnv) else None
+        self.user: User | None = getattr(env, "user", None)
+        """In a conversation, who answers the agent's replies."""
         self.finished: FinishCall | None = None
         self.stop: Stop | None = None
+        self.final_answer: str | None = None
+        """The answer of an episode the user ended: the agent's last reply."""
+        self.user_ended = False
         self.fatal: BaseException | None = None
         self.ended = asyncio.Event()
         self._model_lock = asyncio.Lock()
@@ -124,6 +157,8 @@ class EpisodeScope:
             reason = self.stop.reason.removeprefix("budget:")
             return Refusal(429, "budget_exhausted", f"the episode's budget is spent ({reason})")
         why = self.stop.reason if self.stop is not None else "the agent called Finish"
+        if self.user_ended:
+            why = "the user ended the conversation"
         return Refusal(400, "episode_over", f"the episode is over ({why})")
 
     def _spent(self, field: str) -> Refusal:
@@ -136,10 +171,17 @@ class EpisodeScope:
         """The budget limit that forbids another model call: the built-in loops' limits, and
         the depth of the chain so far (in the options' depth unit)."""
         blocked = self.accountant.model_call_blocked()
+        # in a conversation the depth and max_turn_model_calls count from the user's last answer
+        turn = self.record.since_user()
         limit = self.budget.max_depth
         if blocked is None and limit is not None:
-            depth = sum(node_levels(n, self.depth_unit) for n in self.record.nodes)
+            depth = sum(node_levels(n, self.depth_unit) for n in turn)
             blocked = "max_depth" if depth >= limit else None
+        calls = self.budget.max_turn_model_calls
+        if blocked is None and calls is not None and self.user is not None:
+            first = turn[0].id if turn else len(self.record.nodes)
+            asked = sum(1 for e in self.record.trajectory.exchanges if e["node"] >= first)
+            blocked = "max_turn_model_calls" if asked >= calls else None
         return blocked
 
     async def complete(
@@ -198,6 +240,11 @@ class EpisodeScope:
             if self.over:
                 return _refused(self.refusal())
             plan, call_id = self.record.interpret(name, arguments, call_id)
+            if plan.finish is not None and self._replies(plan.finish):
+                heard = await self._hear(self.record.finish(plan.finish))
+                if isinstance(heard, Refusal):
+                    return _refused(heard)
+                return CallAnswer(json.dumps(heard.body(), ensure_ascii=False), ok=True)
             if plan.finish is not None:
                 self.record.finish(plan.finish)
                 self.end(finish=plan.finish)
@@ -246,6 +293,57 @@ class EpisodeScope:
         message = f"tool call {name} failed in the infrastructure: {obs.error}"
         self.record.trajectory.errors.append(ErrorRecord(kind="infra", message=message, node=node))
         self.end(Stop(Status.error, f"tool_infra:{obs.provenance}"))
+
+    # -- the user ---------------------------------------------------------------------------
+
+    def _replies(self, finish: FinishCall) -> bool:
+        """In a conversation, a ``Finish`` giving an answer is a reply to the user."""
+        return self.user is not None and finish.return_type == GIVE_ANSWER
+
+    async def reply(self, message: str) -> UserAnswer | Refusal:
+        """The agent says ``message`` to the user; the user's answer (see the module
+        docstring)."""
+        async with self._tool_lock:
+            if self.over:
+                return self.refusal()
+            if self.user is None:
+                return Refusal(400, "no_user", "this episode's task is no conversation: no user")
+            return await self._hear(self.record.reply(message))
+
+    async def last_reply(self, finish: FinishCall) -> None:
+        """The answer an agent printed as it exited a conversation the user had not ended: its
+        last reply, which the user answers; a conversation the user leaves open then ends
+        ``gave_up`` (``left_conversation``): the agent left it."""
+        await self._hear(self.record.finish(finish))
+        if not self.over:
+            self.final_answer = finish.final_answer
+            self.end(Stop(Status.gave_up, "left_conversation"))
+
+    async def _hear(self, reply: Node) -> UserAnswer | Refusal:
+        """The user's answer to ``reply``, recorded as a ``user`` node under it."""
+        assert self.user is not None
+        limit = self.budget.max_user_turns
+        if self.record.user_turns >= (DEFAULT_MAX_USER_TURNS if limit is None else limit):
+            return self._spent("max_user_turns")
+        try:
+            ask = ask_user(self.user, self.record.transcript(reply))
+            turn = await self.accountant.bounded(ask)
+        except DeadlineReached:
+            return self._spent("max_seconds")
+        node = self.record.add_user(turn)
+        if turn.failure:
+            error = ErrorRecord(kind="user", message=turn.failure, node=node.id)
+            self.record.trajectory.errors.append(error)
+            self.end(Stop(Status.error, f"user_failure:{failure_kind(turn)}"))
+            return Refusal(502, "user_failure", f"the user failed: {turn.failure}")
+        if turn.signal is not None:
+            self.final_answer, self.user_ended = reply.reply or "", True
+            done = turn.signal == "done"
+            status = Status.answered if done else Status.gave_up
+            self.end(Stop(status, "answered" if done else "gave_up"))
+        return UserAnswer(turn.content, turn.signal, list(turn.reveal), self.record.offered()[0])
+
+    # -- the suite's own routes -------------------------------------------------------------
 
     async def forward(
         self, method: str, path: str, *, query: str, content: bytes, content_type: str | None
