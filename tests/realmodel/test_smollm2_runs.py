@@ -12,7 +12,6 @@ and no server outlives its run.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -25,15 +24,13 @@ from typing import Any
 import pytest
 
 from sandbox.models import resolve_model
-from tests.process_checks import alive
+from tests.realmodel.sandbox_processes import run_env, sandbox, servers_of
 
 pytestmark = pytest.mark.realmodel
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = "g1_flight_baggage,g1_call_time_tokyo,g1_convert_eur_jpy"
 RUNS = {"react": "smollm2-135m", "dfsdt": "smollm2-135m-text"}
-MARK = "SANDBOX_REALMODEL_TEST"
-"""An environment variable every process a test run starts inherits: how to find its servers."""
 CLOCK_FIELDS = ("started_at", "ended_at", "wall_seconds", "run_id")
 """What a replay measures again or names anew; everything else must be the recorded bytes."""
 
@@ -50,41 +47,6 @@ class RealRun:
     def trajectories(self) -> list[dict[str, Any]]:
         text = (self.path / "trajectories.jsonl").read_text(encoding="utf-8")
         return [json.loads(line) for line in text.splitlines()]
-
-
-def sandbox(
-    args: list[str], env: dict[str, str], timeout: float = 1200
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sandbox.cli", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def run_env(mark: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SANDBOX_")}
-    return env | {MARK: mark, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-
-
-def servers_of(mark: str) -> list[int]:
-    """The llama.cpp servers alive now that a process of this test run started."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            environ = (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        ours = b"llama_cpp.server" in cmdline and f"{MARK}={mark}".encode() in environ
-        if ours and alive(int(proc.name)):
-            found.append(int(proc.name))
-    return found
 
 
 @pytest.fixture(scope="module")
