@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.errors import ModelError
-from agents.model import Message, Model
+from agents.model import Message, Model, Turn
 from agents.user import USER_SIGNALS, UserSource, UserTurn
 
 __all__ = ["END_CONVERSATION", "ModelUser", "persona_prompt"]
@@ -92,18 +92,24 @@ class ModelUser:
             flipped.append({"role": role, "content": m.get("content") or ""})
         return flipped
 
+    def _source(self, turn: Turn) -> UserSource:
+        """Where a turn came from: a live user's turn the model cache answered is ``cache``."""
+        hit = isinstance(turn.raw, dict) and turn.raw.get("cache") == "hit"
+        return "cache" if hit and self.source == "live" else self.source
+
     async def reply(self, transcript: list[Message]) -> UserTurn:
         try:
             turn = await self.model.complete(self.request(transcript), [END_CONVERSATION])
         except ModelError as e:
             return UserTurn(source=self.source, failure=f"model_error: {e.kind}: {e}")
+        source = self._source(turn)
         text = (turn.content or "").strip()
         signal = None
         for call in turn.tool_calls:
             if call.name != END_CONVERSATION["function"]["name"]:
                 return UserTurn(
                     content=text,
-                    source=self.source,
+                    source=source,
                     failure=f"unknown_tool: {call.name}",
                     usage=turn.usage,
                 )
@@ -115,7 +121,7 @@ class ModelUser:
             if reason not in USER_SIGNALS:
                 return UserTurn(
                     content=text,
-                    source=self.source,
+                    source=source,
                     failure=f"unknown_tool: end_conversation reason {reason!r}",
                     usage=turn.usage,
                 )
@@ -124,7 +130,7 @@ class ModelUser:
             text = text or extra.strip()
         if not text and signal is None:
             return UserTurn(
-                source=self.source,
+                source=source,
                 failure="empty: the user model answered nothing",
                 usage=turn.usage,
             )
@@ -132,12 +138,12 @@ class ModelUser:
         if leaked:
             return UserTurn(
                 content=text,
-                source=self.source,
+                source=source,
                 failure=f"leaked: said {leaked[0]!r}, which the persona does not know",
                 usage=turn.usage,
             )
         k = sum(1 for m in transcript if m.get("role") == "assistant")
         reveal = self.reveals[k - 1] if 0 < k <= len(self.reveals) and signal is None else []
         return UserTurn(
-            content=text, signal=signal, reveal=list(reveal), source=self.source, usage=turn.usage
+            content=text, signal=signal, reveal=list(reveal), source=source, usage=turn.usage
         )
