@@ -5,8 +5,9 @@ The tree is the trajectory's nodes in expansion order (node ids), each marked:
 - ``on_path``: on the chosen path (the answer branch when there is an answer);
 - ``pruned``: off that path, an abandoned branch of the search;
 - ``give_up``: a ``Finish(give_up_and_restart)``;
-- ``depth_cut``: a leaf that neither finished nor gave up, and after which the search went on
-  (or ran out of tree): the depth limit stopped it;
+- ``depth_cut``: a leaf that neither finished nor gave up (nor is a user's answer ending the
+  conversation), and after which the search went on (or ran out of tree): the depth limit
+  stopped it;
 - ``budget_cut``: the last node of an episode a budget, a context overflow or an error ended;
 - ``chain``: which root-level branch it belongs to (ReAct@N's chains; 0 for a single root).
 
@@ -28,6 +29,7 @@ from sandbox.errors import SandboxError
 from sandbox.replay import StepDiff, compare_trajectories
 from sandbox.store import EpisodeIndex, EpisodeKey
 from sandbox.view.catalog import RunEntry
+from sandbox.view.chat import ChatEntry
 from sandbox.view.state_diff import WorldCall
 
 __all__ = ["Divergence", "EpisodePage", "NodeMarks", "divergence", "first_difference", "node_marks"]
@@ -80,6 +82,11 @@ class EpisodePage(BaseModel):
         "it changed (``sandbox.view.state_diff``); the final-vs-gold diff and the checks are "
         "the trajectory's ``world``.",
     )
+    conversation: list[ChatEntry] | None = Field(
+        default=None,
+        description="A conversation's chat along the path its episode ended on "
+        "(``sandbox.view.chat``); None for an episode without a user.",
+    )
     previous: EpisodeKey | None = None
     next: EpisodeKey | None = None
 
@@ -107,7 +114,8 @@ def node_marks(traj: Trajectory) -> list[NodeMarks]:
         m.on_path = n.id in path
         m.pruned = bool(path) and not m.on_path
         m.give_up = n.kind == "give_up"
-        leaf = not m.children and n.kind not in _TERMINAL
+        ended_by_user = n.kind == "user" and bool((n.user or {}).get("signal"))
+        leaf = not m.children and n.kind not in _TERMINAL and not ended_by_user
         if leaf and n.id == last and ended_early:
             m.budget_cut = True
         elif leaf and n.kind != "error":

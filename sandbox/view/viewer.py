@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sandbox.errors import SandboxError
 from sandbox.view.catalog import Catalog, RunEntry
+from sandbox.view.chat import chat
 from sandbox.view.episode_page import EpisodePage, divergence, node_marks
 from sandbox.view.leaderboard import Leaderboard, build_leaderboard
 from sandbox.view.run_page import PLOTS, EpisodeRow, RunPage, RunState, SuiteTasks
@@ -93,6 +94,7 @@ class Viewer:
             if replay_of
             else None,
             world_calls=world_calls(traj),
+            conversation=chat(traj, tasks[task].query if task in tasks else None),
             previous=keys[at - 1] if at > 0 else None,
             next=keys[at + 1] if at + 1 < len(keys) else None,
         )

@@ -825,6 +825,7 @@ function renderEpisode(ep) {
       task && task.reference && task.reference.answer ? h("details", {}, h("summary", {}, "reference answer"), h("pre", {}, task.reference.answer)) : null
     ),
     divergence,
+    chatSection(ep.conversation, t, world),
     h(
       "section",
       { id: "outcome" },
@@ -848,6 +849,64 @@ function renderEpisode(ep) {
   );
   const start = diverged !== null ? diverged : t.chosen_path.length ? t.chosen_path[t.chosen_path.length - 1] : t.nodes.length ? t.nodes[t.nodes.length - 1].id : null;
   if (start !== null) pick(start);
+}
+
+const SOURCES = {
+  task: "the task's query",
+  script: "the task's script (scripted-user)",
+  persona: "the offline persona player (persona-user)",
+  live: "the user model, asked during the run",
+  record: "the user record of an earlier run",
+  cache: "the model cache (the user model not asked)",
+  replay: "the recorded episode (sandbox replay)",
+};
+
+function chatCalls(node, world) {
+  // A path node's calls inline: the call, its observation (folded) and what it changed.
+  return node.calls.map((c, i) =>
+    h(
+      "div",
+      { class: "chat-call", "data-node": node.id, "data-call": i },
+      h("div", {}, h("code", { class: "fn" }, c.name), " ", h("code", { class: "muted small" }, short(c.arguments, 160)), " ", provenanceBadge(c.observation), c.observation && !c.observation.ok ? badge("failed", "failed") : null),
+      c.observation ? h("details", {}, h("summary", { class: "muted small" }, "observation"), h("pre", { class: "observation" }, prettyJson(c.observation.content))) : null,
+      worldCallBox(world.get(`${node.id}/${i}`))
+    )
+  );
+}
+
+function chatSection(entries, t, world) {
+  // A conversation as a chat along the path the episode ended on (sandbox.view.chat): the
+  // user's turns marked with where they came from, the agent's calls and their state diffs.
+  if (!entries) return null;
+  const nodes = new Map(t.nodes.map((n) => [n.id, n]));
+  const step = (e) => (e.node === null ? null : h("a", { href: "#step-" + e.node, class: "muted small" }, ` step ${e.node}`));
+  const rows = entries.map((e) => {
+    if (e.role === "user") {
+      const src = badge(e.source, "src src-" + e.source);
+      src.title = SOURCES[e.source] || e.source;
+      return h(
+        "div",
+        { class: "chat-msg chat-user" + (e.failure ? " failed" : ""), "data-source": e.source, "data-node": e.node === null ? "query" : e.node },
+        h("div", { class: "chat-who" }, "user ", src, e.signal ? [" ", badge("ended: " + e.signal, "signal")] : null, e.reveal.length ? [" ", badge("reveals " + e.reveal.join(", "), "reveal")] : null, step(e)),
+        e.text ? h("div", { class: "chat-text" }, e.text) : null,
+        e.failure ? h("div", { class: "error small" }, "user failure: " + e.failure) : null
+      );
+    }
+    if (e.role === "agent") {
+      return h("div", { class: "chat-msg chat-agent", "data-node": e.node }, h("div", { class: "chat-who" }, "agent", step(e)), h("div", { class: "chat-text" }, e.text));
+    }
+    if (e.role === "calls") {
+      return h("div", { class: "chat-calls", "data-node": e.node }, e.text ? h("div", { class: "muted small" }, "Thought: " + e.text) : null, chatCalls(nodes.get(e.node), world));
+    }
+    return h("div", { class: "chat-note muted small", "data-node": e.node }, e.text, step(e));
+  });
+  return h(
+    "section",
+    { id: "conversation" },
+    h("h2", {}, "Conversation"),
+    h("p", { class: "muted small" }, "Along the path the episode ended on; the tree below shows any other branch. User turns: task, script, persona (offline players), live (the user model asked), record (an earlier run's record), cache (the model cache), replay."),
+    h("div", { class: "chat" }, rows)
+  );
 }
 
 function diffValue(v) {

@@ -87,3 +87,17 @@ def test_first_difference_names_the_step() -> None:
     diff = first_difference(a, b)
     assert diff is not None and diff.node == 1 and diff.field == "kind"
     assert "node 1" in diff.text
+
+
+def test_a_user_ending_the_conversation_is_no_depth_cut() -> None:
+    """The user's done closes the conversation (a leaf that is no cut); a user's answer the
+    search left, without a signal, is a leaf the depth limit stopped."""
+    nodes = [
+        node(0, None, "finish"),
+        Node(id=1, parent=0, kind="user", content="no", user={}),
+        node(2, None, "finish"),
+        Node(id=3, parent=2, kind="user", user={"signal": "done"}),
+    ]
+    marks = {m.id: m for m in node_marks(tree(nodes, [2, 3]))}
+    assert not marks[3].depth_cut and not marks[3].budget_cut and marks[3].on_path
+    assert marks[1].depth_cut and marks[1].pruned

@@ -538,3 +538,122 @@ def test_a_run_page_filters_the_episodes_that_outgrew_the_context(
         tab.done(tmp_path / "run-overflow.png")
     finally:
         server.close()
+
+
+# -- a conversation: a chat with the calls and their state diffs inline ---------------------------
+
+
+def _persona_endpoint(body: dict[str, Any]) -> Any:
+    from tests.agents.models.openai_server import text_reply, tool_call_reply
+
+    last = body["messages"][-1]["content"]
+    if "Which account" in last:
+        return text_reply("It is A-2.")
+    if "Shall I" in last:
+        return text_reply("Yes, do it.")
+    return tool_call_reply("end_conversation", {"reason": "done"})
+
+
+@pytest.fixture(scope="module")
+def chat_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, Path]]:
+    """The tiny world's two conversations with ReAct and the reference: the persona played by a
+    user model on an endpoint (``chat-live``), then again from that run's user record with the
+    endpoint stopped (``chat-record``)."""
+    from sandbox.cli import main
+    from tests.agents.models.openai_server import ScriptedOpenAIServer
+
+    base = tmp_path_factory.mktemp("chat")
+    root = base / "runs"
+    suite = shutil.copytree(TINYWORLD, base / "bank")
+    argv = ["run", "--suite", str(suite), "--tasks", "chat_*", "--model", "reference"]
+    argv += ["--out", str(root), "--no-plots", "--user-record", str(base / "users.jsonl")]
+    codes: list[int] = []
+
+    def make(run_id: str, user: str, *more: str) -> None:
+        codes.append(main([*argv, "--user-model", user, "--run-id", run_id, *more]))
+
+    with ScriptedOpenAIServer() as server:
+        server.default = _persona_endpoint
+        user = f"openai:u@{server.base_url}"
+        maker = threading.Thread(target=make, args=("chat-live", user))  # Playwright's loop
+        maker.start()
+        maker.join()
+    # the endpoint is gone: the record answers, and a miss would be the user's failure
+    maker = threading.Thread(target=make, args=("chat-record", user, "--user-miss", "error"))
+    maker.start()
+    maker.join()
+    assert codes == [0, 0]
+    server = Served(root)
+    yield server, root
+    server.close()
+
+
+def test_a_conversation_shows_as_a_chat_with_its_calls_and_their_state_diffs(
+    chat_runs: tuple[Served, Path], tab: Page, tmp_path: Path
+) -> None:
+    served, root = chat_runs
+    freeze = next(
+        t
+        for t in _lines(root / "chat-live" / "trajectories.jsonl")
+        if t["scenario_id"] == "chat_freeze_which"
+    )
+    page = tab.open(f"{served.url}/runs/chat-live/episodes/chat_freeze_which/0", "#conversation")
+    said = page.locator("#conversation .chat-msg")
+    assert said.evaluate_all("ms => ms.map(m => m.className.split(' ')[1])") == [
+        "chat-user",
+        "chat-agent",
+        "chat-user",
+        "chat-agent",
+        "chat-user",
+        "chat-agent",
+        "chat-user",
+    ]
+    users = page.locator("#conversation .chat-user")
+    assert users.evaluate_all("ms => ms.map(m => m.dataset.source)") == [
+        "task",
+        "live",
+        "live",
+        "live",
+    ]
+    assert users.nth(1).locator(".chat-text").inner_text() == "It is A-2."
+    assert "ended: done" in users.nth(3).inner_text()
+    agent = page.locator("#conversation .chat-agent .chat-text").all_inner_texts()
+    assert agent == [
+        "Which account id should I freeze?",
+        "Shall I set account A-2 to frozen?",
+        "Account A-2 is frozen now.",
+    ]
+    # the call between the user's yes and the answer, with what it changed in the world
+    calls = page.locator("#conversation .chat-calls .chat-call")
+    assert calls.count() == 1 and "set_frozen" in calls.inner_text()
+    write = next(c for n in freeze["nodes"] for c in n["calls"] if c["name"].startswith("set_"))
+    box = calls.locator(".world-call")
+    assert box.get_attribute("data-state") == write["observation"]["state"]
+    assert "frozen ∅ → true" in box.locator('li[data-record="accounts/A-2"]').inner_text()
+    # every user turn's mark says where it came from
+    assert users.nth(1).locator(".badge.src").get_attribute("title") == (
+        "the user model, asked during the run"
+    )
+    tab.done(tmp_path / "chat-live.png")
+
+    tab2 = Page(tab.page.context)
+    page = tab2.open(f"{served.url}/runs/chat-record/episodes/chat_freeze_which/0", "#conversation")
+    sources = page.locator("#conversation .chat-user").evaluate_all(
+        "ms => ms.map(m => m.dataset.source)"
+    )
+    assert sources == ["task", "record", "record", "record"]
+    tab2.done(tmp_path / "chat-record.png")
+
+    tab3 = Page(tab.page.context)
+    page = tab3.open(f"{served.url}/runs/chat-live/episodes/chat_rent_then_more/0", "#conversation")
+    sources = page.locator("#conversation .chat-user").evaluate_all(
+        "ms => ms.map(m => m.dataset.source)"
+    )
+    assert sources == ["task", "script", "script"]
+    assert page.locator("#conversation .chat-calls .world-call").count() == 2  # two transfers
+    tab3.done(tmp_path / "chat-script.png")
+    # an episode without a user has no chat
+    tab4 = Page(tab.page.context)
+    served_world = tab4.open(f"{served.url}/runs/chat-live", "#scores")
+    assert served_world.locator("#conversation").count() == 0
+    tab4.done(tmp_path / "chat-run.png")
