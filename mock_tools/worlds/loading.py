@@ -55,7 +55,7 @@ def load_engine(spec: str, root: Path | None) -> WorldEngine:
     ``state/`` folder."""
     cls, source = world_class(spec, root)
     base = load_state(root / STATE_FOLDER) if root is not None else State.empty()
-    return WorldEngine(cls, base, source=source)
+    return cls.make_engine(base, source)
 
 
 def load_adapter(adapter: WorldAdapter, root: Path | None) -> WorldEngine:

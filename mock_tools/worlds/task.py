@@ -131,7 +131,9 @@ class WorldChecks(_Strict):
     gold: bool = Field(
         default=True,
         description="The final state must equal the state the gold actions (reference steps) "
-        "reach from the same initial state (τ²-bench's rule). Needs reference steps.",
+        "reach from the same initial state (τ²-bench's rule). On by default when the task "
+        "has reference steps; written explicitly on a task without any, the final state must "
+        "be its initial state.",
     )
     ignore: list[str] = Field(
         default_factory=list, description="Paths left out of the gold comparison ('*' matches)."

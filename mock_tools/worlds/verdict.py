@@ -207,7 +207,7 @@ def judge(engine: WorldEngine, task: Task, done: Replayed, seed: int) -> WorldVe
     verdict = WorldVerdict(
         world=engine.name, initial=initial.hash, final=final.hash, divergence=done.divergence
     )
-    if checks.gold and task.reference.steps:
+    if checks.gold and (task.reference.steps or "gold" in checks.model_fields_set):
         gold = gold_state(engine, task, seed)
         verdict.gold = gold.hash
         diff = diff_states(initial, final, gold, checks.ignore)

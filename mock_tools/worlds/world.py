@@ -103,6 +103,12 @@ class World:
             seen[d.name] = d
         return list(seen.values())
 
+    @classmethod
+    def make_engine(cls, base: State, source: str) -> WorldEngine:
+        """The engine that answers this world's calls over ``base`` (a world whose tools run
+        elsewhere, such as ``mock_tools.worlds.tau2``, has its own)."""
+        return WorldEngine(cls, base, source=source)
+
 
 @dataclass(frozen=True)
 class WorldAnswer:

@@ -112,6 +112,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(handler=_bfcl)
 
+    p = kinds.add_parser(
+        "tau2",
+        help="A τ²-bench checkout's domain (its code runs from the checkout, in its Python).",
+    )
+    p.add_argument("checkout", type=Path, metavar="CHECKOUT", help="a tau2-bench checkout")
+    p.add_argument(
+        "--domain", required=True, help="the domain to import: retail, airline, telecom..."
+    )
+    p.add_argument("--out", type=Path, required=True, metavar="SUITE_DIR", help="Suite folder to "
+                   "write (must not hold a suite yet).")
+    p.add_argument(
+        "--python",
+        type=Path,
+        default=None,
+        metavar="PYTHON",
+        help="the interpreter τ²-bench is installed in (default: CHECKOUT/.venv/bin/python, "
+        "else python3)",
+    )
+    p.add_argument(
+        "--tasks",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the task file (default: the domain's data/tau2/domains/DOMAIN/tasks.json)",
+    )
+    p.set_defaults(handler=_tau2)
+
 
 def _common(p: argparse.ArgumentParser, fresh: bool = True) -> None:
     help_out = "Suite folder to write" + (
@@ -155,6 +182,17 @@ def _answers(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     out_folder(args.out, "--out")
     return _print(import_stb_cache(args.cache, args.out, args.name, keep_errors=args.keep_errors))
+
+
+def _tau2(args: argparse.Namespace) -> int:
+    from sandbox.interop.tau2_import import import_tau2
+
+    _fresh(args.out)
+    summary = import_tau2(
+        args.checkout, args.domain, args.out, python=args.python, tasks_file=args.tasks
+    )
+    print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+    return 0
 
 
 def _tooleyes(args: argparse.Namespace) -> int:
