@@ -81,6 +81,8 @@ class Tau2World(World):
     """The agent's tools: name, description, parameters (JSON Schema), kind (read | write)."""
     user_tools: ClassVar[list[dict[str, Any]]] = []
     """The user's tools (telecom's phone), the same way."""
+    tasks_file: ClassVar[str] = ""
+    """The task file imported (τ²'s own task definitions, read back by ``export tau2``)."""
     base_state: ClassVar[str] = ""
     """The hash of the domain's database at import."""
     digest: ClassVar[str] = ""

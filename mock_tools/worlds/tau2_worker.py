@@ -64,9 +64,9 @@ def state_hash(docs: dict[str, dict[str, Any]]) -> str:
     return f"{total % _MOD:064x}"
 
 
-def plain(value: Any) -> Any:
-    """A database value as τ²'s hash sees it: its JSON text with ``default=str``, read back."""
-    return json.loads(json.dumps(value, default=str))
+def plain(db: Any) -> Any:
+    """A database as JSON values (pydantic's JSON mode: what validating reads back)."""
+    return db.model_dump(mode="json")
 
 
 def to_docs(db: Any, prefix: str = "") -> dict[str, dict[str, Any]]:
@@ -74,7 +74,7 @@ def to_docs(db: Any, prefix: str = "") -> dict[str, dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {}
     if db is None:
         return docs
-    dumped = plain(db.model_dump())
+    dumped = plain(db)
     for field, value in dumped.items():
         name = prefix + field
         if isinstance(value, dict):
@@ -104,7 +104,7 @@ def layout_of(db: Any) -> dict[str, str]:
     if db is None:
         return {}
     out = {}
-    for field, value in plain(db.model_dump()).items():
+    for field, value in plain(db).items():
         out[field] = "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "one"
     return out
 
@@ -126,6 +126,8 @@ class Domain:
         self.user_layout = layout_of(user_db)
         self.base = {**to_docs(self.env.tools.db), **to_docs(user_db, USER)}
         self.states: OrderedDict[str, dict[str, dict[str, Any]]] = OrderedDict()
+        self.objects: OrderedDict[str, Any] = OrderedDict()
+        """The database objects read tools share, by state (see ``fresh_env``)."""
         self.keep(state_hash(self.base), self.base)
 
     def keep(self, h: str, docs: dict[str, dict[str, Any]]) -> None:
@@ -134,9 +136,20 @@ class Domain:
         while len(self.states) > KEEP:
             self.states.popitem(last=False)
 
-    def fresh_env(self, docs: dict[str, dict[str, Any]]) -> Any:
-        """The domain's environment over a fresh copy of the database ``docs`` hold."""
+    def fresh_env(self, docs: dict[str, dict[str, Any]], shared: str | None = None) -> Any:
+        """The domain's environment over a fresh copy of the database ``docs`` hold; with
+        ``shared`` (a state's hash, for a read tool of a domain without a user database), the
+        copy made for that state before, if any (read tools do not write: τ²'s evaluator never
+        replays them)."""
         env = self.env
+        if shared is not None and self.user_db_cls is None:
+            db = self.objects.get(shared)
+            if db is None:
+                db = self.objects[shared] = from_docs(self.db_cls, docs, self.layout, "")
+                while len(self.objects) > 4:
+                    self.objects.popitem(last=False)
+            env.tools.db = db
+            return env
         env.tools.db = from_docs(self.db_cls, docs, self.layout, "")
         if self.user_db_cls is not None:
             env.user_tools.db = from_docs(self.user_db_cls, docs, self.user_layout, USER)
@@ -212,37 +225,50 @@ class Domain:
         if docs is None:
             return {"unknown": True}
         self.states.move_to_end(req["state"])
-        env = self.fresh_env(docs)
         requestor = req.get("requestor", "assistant")
+        toolkit = self.env.user_tools if requestor == "user" else self.env.tools
+        writes = toolkit is not None and toolkit.has_tool(req["tool"])
+        if writes:
+            writes = toolkit.tool_mutates_state(req["tool"])
+        env = self.fresh_env(docs, None if writes else req["state"])
         call = self.message.ToolCall(
             id="call", name=req["tool"], arguments=req["args"], requestor=requestor
         )
         answer = env.get_response(call)
         out: dict[str, Any] = {"content": answer.content, "error": bool(answer.error)}
-        toolkit = env.user_tools if requestor == "user" else env.tools
-        writes = toolkit is not None and toolkit.has_tool(req["tool"])
-        if writes:
-            writes = toolkit.tool_mutates_state(req["tool"])
         if writes:
             after = self.docs_of(env)
             diff = changes(docs, after)
             if diff:
-                h = state_hash(after)
-                self.keep(h, after)
+                total = int(req["state"], 16)
+                kept = {c: dict(r) for c, r in docs.items()}
+                for collection, rid, record in diff:
+                    old = docs.get(collection, {}).get(rid)
+                    if old is not None:
+                        total -= digest(collection, rid, old)
+                        del kept[collection][rid]
+                    if record is not None:
+                        total += digest(collection, rid, record)
+                        kept.setdefault(collection, {})[rid] = record
+                h = f"{total % _MOD:064x}"
+                self.keep(h, kept)
                 out["state"] = h
                 out["changes"] = diff
         return out
 
 
 def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[Any]:
-    """``[collection, id, record or None]`` for every record that differs."""
+    """``[collection, id, record or None]`` for every record that differs (by ``==``: a number
+    written ``1`` and one written ``1.0`` are the same here)."""
     out = []
     for collection in sorted(set(before) | set(after)):
         old, new = before.get(collection, {}), after.get(collection, {})
+        if old == new:
+            continue
         for rid in sorted(set(old) | set(new)):
             if rid not in new:
                 out.append([collection, rid, None])
-            elif rid not in old or canonical(old[rid]) != canonical(new[rid]):
+            elif rid not in old or old[rid] != new[rid]:
                 out.append([collection, rid, new[rid]])
     return out
 

@@ -42,6 +42,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"function calls (default: {DEFAULT_MODEL})",
     )
     p.set_defaults(handler=_bfcl)
+    p = kinds.add_parser(
+        "tau2",
+        help="τ²-bench's results format (tau2 evaluate-trajs re-grades it), for a run of a suite "
+        "made by `sandbox import tau2`.",
+    )
+    p.add_argument("run", type=Path, metavar="RUN")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the results file")
+    p.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="REGRADED",
+        help="instead of writing: compare the run's rewards with those of this file "
+        "(what `tau2 evaluate-trajs FILE -o DIR` wrote) and list each disagreement",
+    )
+    p.set_defaults(handler=_tau2)
 
 
 def _toolbench(args: argparse.Namespace) -> int:
@@ -65,4 +81,20 @@ def _bfcl(args: argparse.Namespace) -> int:
     if out.resolve() == run or run in out.resolve().parents:
         raise ConfigError(f"--out {out} is inside the run folder {args.run}: export beside it")
     print(json.dumps(export_bfcl(args.run, out, model=args.model_name), indent=2))
+    return 0
+
+
+def _tau2(args: argparse.Namespace) -> int:
+    from sandbox.interop.export_tau2 import agreement, export_tau2
+
+    if not (args.run / "manifest.json").is_file():
+        raise ConfigError(f"export tau2: {args.run} is not a run folder (no manifest.json)")
+    if args.against is not None:
+        if not args.against.is_file():
+            raise ConfigError(f"export tau2: no such file: {args.against}")
+        print(json.dumps(agreement(args.run, args.against), indent=2))
+        return 0
+    if args.out.parent and not args.out.parent.is_dir():
+        raise ConfigError(f"export tau2: no such folder: {args.out.parent}")
+    print(json.dumps(export_tau2(args.run, args.out), indent=2))
     return 0

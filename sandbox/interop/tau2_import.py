@@ -150,7 +150,7 @@ def _import(
         task = _task(worker, raw, world_name, found, base, summary)
         tasks.append(task)
     summary.tasks = len(tasks)
-    _write(out, domain, world_name, checkout, python, found, docs, tasks)
+    _write(out, domain, world_name, checkout, python, found, docs, tasks, tasks_path)
     return summary
 
 
@@ -253,6 +253,7 @@ def _write(
     found: Mapping[str, Any],
     docs: Mapping[str, Mapping[str, Any]],
     tasks: list[Task],
+    tasks_path: Path,
 ) -> None:
     (out / "state").mkdir(parents=True, exist_ok=True)
     (out / "tasks").mkdir(parents=True, exist_ok=True)
@@ -271,6 +272,7 @@ def _write(
         "domain": domain,
         "python": python,
         "policy": found["policy"],
+        "tasks_file": str(tasks_path),
         "base_state": found["state"],
         "digest": describe_digest(found["tools"], found["user_tools"], found["policy"]),
         "tools": found["tools"],

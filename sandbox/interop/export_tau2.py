@@ -1,0 +1,193 @@
+"""``sandbox export tau2 RUN --out FILE``: a run of an imported τ² suite in τ²-bench's results
+format (``Results``: ``info``, ``tasks``, ``simulations``), which τ²'s own evaluator re-grades
+(``tau2 evaluate-trajs FILE -o DIR``).
+
+Each episode becomes one simulation of its chosen path: the user's first message, then per
+node: an action node is an assistant message with its text and its tool calls (the arguments
+as the world ran them) followed by one tool message per call (τ²'s content: the answer's JSON,
+or the error text τ²'s ``get_response`` gave); a ``Finish(give_answer)`` is an assistant
+message holding the answer (the agent's reply), a text turn an assistant message, a user node a
+user message. The termination reason: ``user_stop`` when the user ended the conversation (any
+signal), ``agent_stop`` when the agent gave up, ``max_steps`` for a budget, ``agent_error`` /
+``user_error`` / ``infrastructure_error`` for the errors. The tasks are τ²'s own, read from the
+checkout by its worker (τ²'s evaluator grades a simulation against the task embedded in the
+file). ``reward_info`` holds the sandbox's reward (the episode's score in ``scores.json``), so
+the file read back by ``agreement`` shows both.
+
+``agreement(run, regraded)`` compares the sandbox's reward of each episode with the one τ²'s
+evaluator wrote into its re-graded copy. Imports ``mock_tools`` and ``sandbox.store``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents.trajectory import Node, Status, Trajectory
+from mock_tools.suite import load_suite
+from mock_tools.worlds.tau2 import Tau2Engine, Tau2Worker, content_text
+from sandbox.errors import ConfigError
+from sandbox.store import read_trajectories
+
+__all__ = ["agreement", "export_tau2", "simulation", "termination"]
+
+
+def termination(traj: Trajectory) -> str:
+    """τ²'s termination reason for an episode (see the module docstring)."""
+    last = next((n for n in reversed(traj.nodes) if n.id in set(traj.chosen_path)), None)
+    if last is not None and last.kind == "user" and (last.user or {}).get("signal"):
+        return "user_stop"
+    if traj.status == Status.gave_up:
+        return "agent_stop"
+    if traj.status == Status.budget_exhausted:
+        return "max_steps"
+    if traj.status == Status.answered:
+        return "user_stop"
+    reason = traj.end_reason or ""
+    if reason.startswith("user_failure"):
+        return "user_error"
+    if reason.startswith(("tool_infra", "infra")):
+        return "infrastructure_error"
+    return "agent_error"
+
+
+def _tool_content(call: Any) -> tuple[str, bool]:
+    obs = call.observation
+    if obs is None:
+        return "", True
+    if not obs.ok:
+        return obs.error or obs.content, True
+    try:
+        shown = json.loads(obs.content)
+    except ValueError:
+        return obs.content, False
+    if isinstance(shown, dict) and "response" in shown:
+        return content_text(shown["response"]), False
+    return obs.content, False
+
+
+def simulation(traj: Trajectory, reward: float | None) -> dict[str, Any]:
+    """One τ² ``SimulationRun`` for an episode's chosen path."""
+    query = next((m["content"] for m in traj.prompt if m.get("role") == "user"), "")
+    messages: list[dict[str, Any]] = [{"role": "user", "content": query}]
+    nodes = {n.id: n for n in traj.nodes}
+    for nid in traj.chosen_path:
+        node: Node = nodes[nid]
+        if node.kind == "user":
+            messages.append({"role": "user", "content": node.content})
+        elif node.kind == "finish" and node.finish is not None:
+            messages.append({"role": "assistant", "content": node.finish.final_answer})
+        elif node.kind == "action":
+            calls = [c for c in node.calls if not c.hallucinated]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": node.content or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "name": c.function or c.name,
+                            "arguments": c.args or {},
+                            "requestor": "assistant",
+                        }
+                        for c in calls
+                    ]
+                    or None,
+                }
+            )
+            for c in calls:
+                content, error = _tool_content(c)
+                messages.append(
+                    {
+                        "id": c.id,
+                        "role": "tool",
+                        "content": content,
+                        "requestor": "assistant",
+                        "error": error,
+                    }
+                )
+        elif node.content:
+            messages.append({"role": "assistant", "content": node.content})
+    started = traj.started_at
+    ended = traj.ended_at or started
+    return {
+        "id": f"{traj.run_id}/{traj.scenario_id}/{traj.trial}",
+        "task_id": traj.scenario_id,
+        "trial": traj.trial,
+        "seed": traj.seed,
+        "start_time": started.isoformat(),
+        "end_time": ended.isoformat(),
+        "duration": (ended - started).total_seconds(),
+        "termination_reason": termination(traj),
+        "reward_info": None if reward is None else {"reward": reward, "info": {"by": "sandbox"}},
+        "messages": messages,
+    }
+
+
+def _scores(run: Path) -> dict[tuple[str, int], float]:
+    path = run / "scores.json"
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {(lab["task_id"], lab["trial"]): float(lab["score"]) for lab in data.get("labels", [])}
+
+
+def export_tau2(run: Path, out: Path) -> dict[str, Any]:
+    """Write ``out`` (τ²'s results JSON) for ``run``; a summary of what was written."""
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    suite = load_suite(manifest["config"]["suite"])
+    engine = suite.world
+    if not isinstance(engine, Tau2Engine):
+        raise ConfigError(f"export tau2: {run} is not a run of an imported τ² suite")
+    world = engine.world_cls
+    worker = Tau2Worker(world.python, world.checkout, world.domain)
+    try:
+        tasks = worker.request({"op": "tasks", "file": world.tasks_file}, 600)["tasks"]
+    finally:
+        worker.stop()
+    trajectories = read_trajectories(run)
+    scores = _scores(run)
+    ran = {t.scenario_id for t in trajectories}
+    sims = [simulation(t, scores.get((t.scenario_id, t.trial))) for t in trajectories]
+    config = manifest["config"]
+    results = {
+        "timestamp": trajectories[0].started_at.isoformat() if trajectories else None,
+        "info": {
+            "git_commit": "",
+            "num_trials": int(config.get("trials") or 1),
+            "max_steps": int(config.get("budget", {}).get("max_model_calls") or 0),
+            "max_errors": 0,
+            "user_info": {
+                "implementation": "agent-sandbox user",
+                "llm": (config.get("user") or {}).get("model") or "persona-user",
+            },
+            "agent_info": {
+                "implementation": f"agent-sandbox {config['agent']['name']}",
+                "llm": config["model"]["name"],
+            },
+            "environment_info": {"domain_name": world.domain, "policy": world.policy},
+            "seed": config.get("seed"),
+        },
+        "tasks": [t for t in tasks if str(t["id"]) in ran],
+        "simulations": sims,
+    }
+    out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return {"out": str(out), "simulations": len(sims), "tasks": len(results["tasks"])}
+
+
+def agreement(run: Path, regraded: Path) -> dict[str, Any]:
+    """The sandbox's reward of each episode of ``run`` against τ²'s in ``regraded`` (the file
+    ``tau2 evaluate-trajs`` wrote): counts and every disagreement."""
+    ours = _scores(run)
+    data = json.loads(regraded.read_text(encoding="utf-8"))
+    same, differ = 0, []
+    for sim in data.get("simulations", []):
+        key = (str(sim["task_id"]), int(sim.get("trial") or 0))
+        theirs = (sim.get("reward_info") or {}).get("reward")
+        mine = ours.get(key)
+        if mine is not None and theirs is not None and abs(mine - float(theirs)) < 1e-9:
+            same += 1
+        else:
+            differ.append({"task": key[0], "trial": key[1], "sandbox": mine, "tau2": theirs})
+    return {"agree": same, "disagree": len(differ), "disagreements": differ}
