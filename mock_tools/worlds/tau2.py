@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mock_tools.worlds.errors import WorldDefinitionError
-from mock_tools.worlds.state import State, StateError
+from mock_tools.worlds.state import Change, State, StateError
 from mock_tools.worlds.task import TaskWorld
 from mock_tools.worlds.tools import ToolDef
 from mock_tools.worlds.world import World, WorldAnswer, WorldEngine, parse_clock
@@ -59,7 +59,9 @@ START_SECONDS = 300.0
 """How long the worker may take to import the domain's code and load its database."""
 
 
-def describe_digest(tools: list[dict[str, Any]], user_tools: list[dict[str, Any]], policy: str) -> str:
+def describe_digest(
+    tools: list[dict[str, Any]], user_tools: list[dict[str, Any]], policy: str
+) -> str:
     """A digest of what the agent and the user are offered and told: the import's and the
     checkout's must be the same."""
     text = json.dumps(
@@ -118,7 +120,9 @@ class Tau2Worker:
                 env={**os.environ, "TAU2_DATA_DIR": str(Path(self.checkout) / "data")},
             )
         except OSError as e:
-            raise WorldDefinitionError(f"cannot start τ²'s Python {self.python}: {e}", where) from None
+            raise WorldDefinitionError(
+                f"cannot start τ²'s Python {self.python}: {e}", where
+            ) from None
         self._proc = proc
         self._buffer = ""
         self.starts += 1
@@ -219,7 +223,7 @@ class Tau2Engine(WorldEngine):
         self.world_cls: type[Tau2World] = world
         self.name = world.name or world.domain or world.__name__.lower()
         self.source = source
-        self.instance = None
+        self.instance = world()
         where = f"{world.checkout} ({world.domain})"
         self.tools = {t["name"]: _tool_def(t, where) for t in world.tools}
         self.user_tools = {t["name"]: _tool_def(t, where) for t in world.user_tools}
@@ -311,16 +315,14 @@ class Tau2Engine(WorldEngine):
         }
         answer = self.worker.request(req)
         if answer.get("unknown"):
-            self.worker.request(
-                {"op": "put", "documents": state.to_documents(bookkeeping=False)}
-            )
+            self.worker.request({"op": "put", "documents": state.to_documents(bookkeeping=False)})
             answer = self.worker.request(req)
             if answer.get("unknown"):
                 raise WorldDefinitionError(
                     f"τ²'s worker does not hold state {state.hash[:12]} it was sent",
                     self.source,
                 )
-        new, changes = state, []
+        new, changes = state, list[Change]()
         if answer.get("changes"):
             tx = state.begin()
             for collection, rid, record in answer["changes"]:

@@ -86,7 +86,9 @@ def to_docs(db: Any, prefix: str = "") -> dict[str, dict[str, Any]]:
     return docs
 
 
-def from_docs(cls: Any, docs: dict[str, dict[str, Any]], layout: dict[str, str], prefix: str) -> Any:
+def from_docs(
+    cls: Any, docs: dict[str, dict[str, Any]], layout: dict[str, str], prefix: str
+) -> Any:
     """The database of class ``cls`` that ``docs`` hold (``layout``: each field's kind)."""
     data: dict[str, Any] = {}
     for field, kind in layout.items():
@@ -105,7 +107,9 @@ def layout_of(db: Any) -> dict[str, str]:
         return {}
     out = {}
     for field, value in plain(db).items():
-        out[field] = "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "one"
+        out[field] = (
+            "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "one"
+        )
     return out
 
 

@@ -120,8 +120,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--domain", required=True, help="the domain to import: retail, airline, telecom..."
     )
-    p.add_argument("--out", type=Path, required=True, metavar="SUITE_DIR", help="Suite folder to "
-                   "write (must not hold a suite yet).")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="SUITE_DIR",
+        help="Suite folder to write (must not hold a suite yet).",
+    )
     p.add_argument(
         "--python",
         type=Path,

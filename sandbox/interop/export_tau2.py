@@ -149,6 +149,7 @@ def export_tau2(run: Path, out: Path) -> dict[str, Any]:
     trajectories = read_trajectories(run)
     scores = _scores(run)
     ran = {t.scenario_id for t in trajectories}
+    kept = [t for t in tasks if str(t["id"]) in ran]
     sims = [simulation(t, scores.get((t.scenario_id, t.trial))) for t in trajectories]
     config = manifest["config"]
     results = {
@@ -169,11 +170,11 @@ def export_tau2(run: Path, out: Path) -> dict[str, Any]:
             "environment_info": {"domain_name": world.domain, "policy": world.policy},
             "seed": config.get("seed"),
         },
-        "tasks": [t for t in tasks if str(t["id"]) in ran],
+        "tasks": kept,
         "simulations": sims,
     }
     out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return {"out": str(out), "simulations": len(sims), "tasks": len(results["tasks"])}
+    return {"out": str(out), "simulations": len(sims), "tasks": len(kept)}
 
 
 def agreement(run: Path, regraded: Path) -> dict[str, Any]:

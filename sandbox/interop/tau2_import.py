@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from mock_tools.conversation import Persona, TaskUser
-from mock_tools.models import ApiRef, RefStep, Reference, SuiteMeta, Task
+from mock_tools.models import ApiRef, Reference, RefStep, SuiteMeta, Task
 from mock_tools.worlds.errors import WorldDefinitionError
 from mock_tools.worlds.state import State
 from mock_tools.worlds.task import ActionPattern, Required, TaskWorld, WorldChecks
@@ -106,7 +106,7 @@ def import_tau2(
     checkout = checkout.resolve()
     if not checkout.is_dir():
         raise ConfigError(f"import tau2: no such checkout folder: {checkout}")
-    tasks_path = (tasks_file or checkout / "data" / "tau2" / "domains" / domain / "tasks.json")
+    tasks_path = tasks_file or checkout / "data" / "tau2" / "domains" / domain / "tasks.json"
     tasks_path = tasks_path.resolve()
     missing = missing_parts(checkout, domain, tasks_path)
     if missing:
@@ -209,13 +209,13 @@ def _task(
             required.append(ActionPattern(api=action["name"], args=kept))
     checks = WorldChecks(gold="DB" in basis, require=Required(actions=required))
     agent_tools = [ApiRef(tool=world, api=t["name"]) for t in found["tools"]]
-    answer = "Thank you, it is done." + "".join(f" {c}." for c in communicate)
+    reply = "Thank you, it is done." + "".join(f" {c}." for c in communicate)
     return Task(
         id=tid,
         query=OPENER,
         tools=agent_tools,
         group=world,
-        reference=Reference(steps=steps, answer=answer),
+        reference=Reference(steps=steps, answer=reply),
         user=TaskUser(
             persona=_persona(raw.get("user_scenario") or {}),
             communicate=communicate if "COMMUNICATE" in basis else [],
@@ -278,9 +278,7 @@ def _write(
         "tools": found["tools"],
         "user_tools": found["user_tools"],
     }
-    (out / "world.py").write_text(
-        world_file(domain, world.capitalize(), fields), encoding="utf-8"
-    )
+    (out / "world.py").write_text(world_file(domain, world.capitalize(), fields), encoding="utf-8")
     for collection, records in docs.items():
         text = json.dumps(records, ensure_ascii=False, sort_keys=True, indent=1)
         (out / "state" / f"{collection}.json").write_text(text + "\n", encoding="utf-8")
