@@ -96,5 +96,8 @@ def _tau2(args: argparse.Namespace) -> int:
         return 0
     if args.out.parent and not args.out.parent.is_dir():
         raise ConfigError(f"export tau2: no such folder: {args.out.parent}")
+    run = args.run.resolve()
+    if run in args.out.resolve().parents:  # it could replace the run's own manifest.json
+        raise ConfigError(f"--out {args.out} is inside the run folder {args.run}: export beside it")
     print(json.dumps(export_tau2(args.run, args.out), indent=2))
     return 0

@@ -254,3 +254,8 @@ def test_a_run_is_scored_by_taus_rules_and_exported_in_taus_format(
     assert found["agree"] == 2 and found["disagree"] == 1
     assert found["disagreements"][0]["task"] == data["simulations"][0]["task_id"]
     assert read_trajectories(run)[0].world is not None
+    # a results file inside the run would replace the run's own files
+    manifest = (run / "manifest.json").read_bytes()
+    assert main(["export", "tau2", str(run), "--out", str(run / "manifest.json")]) == 2
+    assert "inside the run folder" in capsys.readouterr().err
+    assert (run / "manifest.json").read_bytes() == manifest
