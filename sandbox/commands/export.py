@@ -48,7 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "made by `sandbox import tau2`.",
     )
     p.add_argument("run", type=Path, metavar="RUN")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the results file")
+    p.add_argument(
+        "--out", type=Path, default=None, metavar="FILE", help="the results file to write"
+    )
     p.add_argument(
         "--against",
         type=Path,
@@ -94,10 +96,18 @@ def _tau2(args: argparse.Namespace) -> int:
             raise ConfigError(f"export tau2: no such file: {args.against}")
         print(json.dumps(agreement(args.run, args.against), indent=2))
         return 0
-    if args.out.parent and not args.out.parent.is_dir():
-        raise ConfigError(f"export tau2: no such folder: {args.out.parent}")
+    if args.out is None:
+        raise ConfigError("export tau2: give --out FILE (or --against REGRADED)")
     run = args.run.resolve()
     if run in args.out.resolve().parents:  # it could replace the run's own manifest.json
         raise ConfigError(f"--out {args.out} is inside the run folder {args.run}: export beside it")
+    if args.out.exists() or args.out.is_symlink():  # a results file is written whole, never over
+        raise ConfigError(f"export tau2: --out {args.out} exists: name a new file")
+    try:
+        out_folder(args.out.parent, "--out's folder").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(
+            f"export tau2: cannot make --out's folder {args.out.parent}: {e}"
+        ) from None
     print(json.dumps(export_tau2(args.run, args.out), indent=2))
     return 0

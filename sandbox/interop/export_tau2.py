@@ -181,14 +181,23 @@ def agreement(run: Path, regraded: Path) -> dict[str, Any]:
     """The sandbox's reward of each episode of ``run`` against τ²'s in ``regraded`` (the file
     ``tau2 evaluate-trajs`` wrote): counts and every disagreement."""
     ours = _scores(run)
-    data = json.loads(regraded.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(regraded.read_text(encoding="utf-8"))
+        rewards = [
+            (
+                (str(sim["task_id"]), int(sim.get("trial") or 0)),
+                (sim.get("reward_info") or {}).get("reward"),
+            )
+            for sim in data.get("simulations", [])
+        ]
+        theirs_all = [None if r is None else float(r) for _, r in rewards]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ConfigError(f"--against {regraded}: not a τ² results file ({e})") from None
     same, differ = 0, []
-    for sim in data.get("simulations", []):
-        key = (str(sim["task_id"]), int(sim.get("trial") or 0))
-        theirs = (sim.get("reward_info") or {}).get("reward")
-        mine = ours.get(key)
-        if mine is not None and theirs is not None and abs(mine - float(theirs)) < 1e-9:
+    for ((task, trial), _), theirs in zip(rewards, theirs_all, strict=True):
+        mine = ours.get((task, trial))
+        if mine is not None and theirs is not None and abs(mine - theirs) < 1e-9:
             same += 1
         else:
-            differ.append({"task": key[0], "trial": key[1], "sandbox": mine, "tau2": theirs})
+            differ.append({"task": task, "trial": trial, "sandbox": mine, "tau2": theirs})
     return {"agree": same, "disagree": len(differ), "disagreements": differ}

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,8 @@ def import_tau2(
 ) -> Tau2Import:
     """Import ``domain`` of ``checkout`` into the suite folder ``out`` (see the module
     docstring). ``ConfigError`` for a checkout that lacks the domain or whose code fails."""
+    if not re.fullmatch(r"[A-Za-z0-9_]+", domain):  # a package name under tau2.domains
+        raise ConfigError(f"import tau2: --domain {domain!r} is not a domain's name (retail, ...)")
     checkout = checkout.resolve()
     if not checkout.is_dir():
         raise ConfigError(f"import tau2: no such checkout folder: {checkout}")

@@ -34,6 +34,7 @@ from tests.hostile.test_run_records import make_run
 
 ANSWERS = ROOT / "tests" / "fixtures" / "stabletoolbench" / "data" / "answer" / "G1_instruction"
 BFCL = ROOT / "tests" / "fixtures" / "bfcl" / "copy"
+TAU2 = ROOT / "tests" / "fixtures" / "tau2"
 BFCL_CAT = "multi_turn_base"
 MISSING = "{file}/no-such"
 """A path nothing can be or create (even as root): its parent is a file."""
@@ -61,6 +62,16 @@ BASES: dict[str, list[str]] = {
     "export toolbench": ["{run}", "{out}/answers"],
     "import bfcl": ["{bfcl}", "--categories", "multi_turn_base", "--out", "{out}/b"],
     "export bfcl": ["{bfcl_run}", "--out", "{out}/bfcl"],
+    "import tau2": [
+        str(TAU2),
+        "--domain",
+        "library",
+        "--python",
+        sys.executable,
+        "--out",
+        "{out}/l",
+    ],
+    "export tau2": ["{tau2_run}", "--out", "{out}/tau2.json"],
     "suite stats": ["{suite}"],
     "suite freeze": ["{suite}"],
     "view": ["{run}", "--port", "0"],
@@ -237,7 +248,13 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     )
     argv = ["run", "--suite", str(bfcl_suite), "--model", "reference", "--out", str(bfcl_runs)]
     assert main([*argv, "--no-plots", "--run-id", "bfcl"]) == 0
+    tau2_suite, tau2_runs = root / "tau2-suite", root / "tau2-runs"
+    argv = ["import", "tau2", str(TAU2), "--domain", "library", "--python", sys.executable]
+    assert main([*argv, "--out", str(tau2_suite)]) == 0
+    argv = ["run", "--suite", str(tau2_suite), "--model", "reference", "--out", str(tau2_runs)]
+    assert main([*argv, "--no-plots", "--run-id", "tau2"]) == 0
     return {
+        "tau2_run": str(tau2_runs / "tau2"),
         "bfcl": str(BFCL),
         "bfcl_run": str(bfcl_runs / "bfcl"),
         "run": str(make_run(root / "runs")),

@@ -259,3 +259,24 @@ def test_a_run_is_scored_by_taus_rules_and_exported_in_taus_format(
     assert main(["export", "tau2", str(run), "--out", str(run / "manifest.json")]) == 2
     assert "inside the run folder" in capsys.readouterr().err
     assert (run / "manifest.json").read_bytes() == manifest
+    # an existing file is not written over; a --against that is no τ² results file is one line
+    assert main(["export", "tau2", str(run), "--out", str(results)]) == 2
+    assert "exists" in capsys.readouterr().err
+    for junk in ("not json", "[1, 2]", '{"simulations": [{"reward_info": {}}]}'):
+        regraded.write_text(junk)
+        assert main(["export", "tau2", str(run), "--against", str(regraded)]) == 2
+        err = capsys.readouterr().err
+        assert "not a τ² results file" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("domain", ["../library", "/tmp/library", "library/x", "a b"])
+def test_a_domain_that_is_not_a_name_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], domain: str
+) -> None:
+    """--domain names a package of tau2.domains: a path there joined the checkout's folders
+    onto another (an absolute one replaced them) and ended in a traceback."""
+    argv = ["import", "tau2", str(CHECKOUT), "--domain", domain, "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is not a domain's name" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
