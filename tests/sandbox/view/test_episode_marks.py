@@ -3,8 +3,11 @@ cuts, a budget cut, and ReAct@N's chains; hand-built trees, so each mark has one
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agents.trajectory import Component, FinishCall, Node, NodeKind, Status, Trajectory
-from sandbox.view.episode_page import first_difference, node_marks
+from sandbox.view.episode_page import _text, first_difference, node_marks
+from sandbox.view.run_page import episode_tags
 
 
 def node(i: int, parent: int | None, kind: NodeKind = "action", content: str = "") -> Node:
@@ -101,3 +104,38 @@ def test_a_user_ending_the_conversation_is_no_depth_cut() -> None:
     marks = {m.id: m for m in node_marks(tree(nodes, [2, 3]))}
     assert not marks[3].depth_cut and not marks[3].budget_cut and marks[3].on_path
     assert marks[1].depth_cut and marks[1].pruned
+
+
+def test_a_step_one_episode_lacks_reads_as_words_never_none() -> None:
+    a = tree([node(0, None, content="look")], [0])
+    b = tree([node(0, None, content="look"), node(1, 0, content="again")], [0, 1])
+    grew = first_difference(a, b)
+    assert grew is not None and grew.field == "node"
+    assert (grew.expected, grew.got) == ("no such step", "action")
+    shrank = first_difference(b, a)
+    assert shrank is not None and (shrank.expected, shrank.got) == ("action", "no such step")
+    answered = tree([node(0, None, "finish")], [0])
+    silent = answered.model_copy(update={"final_answer": None})
+    answered = answered.model_copy(update={"final_answer": "42"})
+    diff = first_difference(answered, silent)
+    assert diff is not None and diff.got == "nothing" and "None" not in diff.expected
+
+
+def test_the_run_pages_filters_tag_each_way_an_episode_ended() -> None:
+    assert episode_tags("solved", "answered", False) == ["solved"]
+    assert episode_tags("unsolved", "gave_up", False) == ["unsolved", "gave_up"]
+    assert episode_tags("unsolved", "budget_exhausted", True) == ["unsolved", "budget", "infra"]
+    assert episode_tags("unsolved", "context_overflow", False) == ["unsolved", "context_overflow"]
+    assert episode_tags(None, "error", False) == []
+
+
+def test_a_differing_value_is_shown_as_json_and_cut_at_its_limit() -> None:
+    assert _text({"city": "Zürich", "days": [1, 2]}, "calls[0].arguments") == (
+        '{"city": "Zürich", "days": [1, 2]}'
+    )
+    assert _text(Path("a/b"), "x") == '"a/b"'  # what JSON cannot hold, as its text
+    assert _text(True, "x") == "true" and _text("as is", "x") == "as is"
+    assert _text("y" * 2000, "x") == "y" * 2000
+    cut = _text("y" * 2001, "x")
+    assert cut == "y" * 1999 + "…" and len(cut) == 2000
+    assert _text("abcdef", "x", limit=4) == "abc…"
