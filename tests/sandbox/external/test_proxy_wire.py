@@ -6,7 +6,10 @@ What it protects:
   apart when it joins the deltas;
 - the fields that only shape the transport (``stream``, ``stream_options``, ``n``, ``model``)
   never reach the model call as parameters; the others do;
-- ``n`` of 1 (or none) is accepted; any other ``n`` is refused, naming ``n``.
+- ``n`` of 1 (or none) is accepted; any other ``n`` is refused, naming ``n``;
+- a malformed request is refused with the field it names and why, as an OpenAI error body;
+- the stream is OpenAI's ``chat.completion.chunk`` objects as server-sent events (UTF-8 text as
+  it is), ending ``[DONE]``; ``/v1/models`` lists the one model.
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ from typing import Any
 import pytest
 
 from agents.models.exchange import ModelRequest
-from sandbox.external.proxy import BadRequest, model_request, stream_chunks
+from sandbox.external.proxy import (
+    BadRequest,
+    error_body,
+    include_usage,
+    model_request,
+    models_list,
+    sse_events,
+    stream_chunks,
+)
 
 MESSAGES = [{"role": "user", "content": "kettles?"}]
 
@@ -99,3 +110,97 @@ def test_other_choice_counts_are_refused_naming_n(n: Any) -> None:
     refused = model_request({"messages": MESSAGES, "n": n})
     assert isinstance(refused, BadRequest) and refused.param == "n"
     assert "n must be 1" in refused.message
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "param"),
+    [
+        ([], "the request body must be a JSON object", None),
+        ({}, "messages must be a non-empty array of messages", "messages"),
+        ({"messages": []}, "messages must be a non-empty array of messages", "messages"),
+        ({"messages": "hi"}, "messages must be a non-empty array of messages", "messages"),
+        (
+            {"messages": [{"content": "hi"}]},
+            "every message must be an object with a role",
+            "messages",
+        ),
+        ({"messages": ["hi"]}, "every message must be an object with a role", "messages"),
+        ({"messages": MESSAGES, "tools": {}}, "tools must be an array of tool objects", "tools"),
+        ({"messages": MESSAGES, "tools": ["t"]}, "tools must be an array of tool objects", "tools"),
+    ],
+)
+def test_a_malformed_request_is_refused_naming_the_field_and_why(
+    body: Any, message: str, param: str | None
+) -> None:
+    assert model_request(body) == BadRequest(message, param)
+
+
+def test_tools_given_are_kept_and_none_is_no_tools() -> None:
+    tool = {"type": "function", "function": {"name": "search", "parameters": {}}}
+    request = model_request({"messages": MESSAGES, "tools": [tool]})
+    assert isinstance(request, ModelRequest) and request.tools == [tool]
+    none = model_request({"messages": MESSAGES, "tools": None})
+    assert isinstance(none, ModelRequest) and none.tools == [] and none.params == {}
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (400, "invalid_request_error"),
+        (404, "not_found_error"),
+        (429, "insufficient_quota"),
+        (500, "server_error"),
+        (501, "server_error"),
+        (502, "server_error"),
+        (503, "server_error"),
+    ],
+)
+def test_errors_are_openai_error_bodies(status: int, kind: str) -> None:
+    assert error_body(status, "budget_exhausted", "spent", "n") == {
+        "error": {"message": "spent", "type": kind, "param": "n", "code": "budget_exhausted"}
+    }
+    assert error_body(status, "c", "m")["error"]["param"] is None
+
+
+def test_the_model_list_names_the_one_model() -> None:
+    assert models_list("smollm2") == {
+        "object": "list",
+        "data": [{"id": "smollm2", "object": "model", "created": 0, "owned_by": "agent-sandbox"}],
+    }
+
+
+def test_a_text_turn_streams_as_openai_chunks_and_server_sent_events() -> None:
+    completion = _completion()
+    completion["choices"][0]["message"] = {"role": "assistant", "content": "Zürich, 3 °C"}
+    completion["choices"][0]["finish_reason"] = None
+    chunks = stream_chunks(completion, include_usage=True)
+    head = {"id": "chatcmpl-1", "created": 0, "model": "m", "object": "chat.completion.chunk"}
+
+    def choice(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        one = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return {**head, "choices": [one]}
+
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    assert chunks == [
+        choice({"role": "assistant", "content": "Zürich, 3 °C"}, None),
+        choice({}, "stop"),  # no finish reason recorded: a text turn stopped
+        {**head, "choices": [], "usage": usage},
+    ]
+    events = list(sse_events(chunks))
+    assert events[0] == b"data: " + json.dumps(chunks[0], ensure_ascii=False).encode() + b"\n\n"
+    assert "Zürich, 3 °C".encode() in events[0]  # UTF-8 as it is, not \\u escapes
+    assert events[-1] == b"data: [DONE]\n\n" and len(events) == len(chunks) + 1
+
+
+@pytest.mark.parametrize(
+    ("body", "wanted"),
+    [
+        ({"stream_options": {"include_usage": True}}, True),
+        ({"stream_options": {"include_usage": "yes"}}, False),
+        ({"stream_options": None}, False),
+        ({}, False),
+        (["stream_options"], False),
+    ],
+)
+def test_the_usage_chunk_comes_only_when_asked_for(body: Any, wanted: bool) -> None:
+    assert include_usage(body) is wanted
