@@ -159,6 +159,7 @@ GROUPS: tuple[Group, ...] = (
             "sandbox.view",
             "app",
             "catalog",
+            "chat",
             "episode_page",
             "export",
             "leaderboard",
