@@ -1026,6 +1026,13 @@ EQUIVALENTS: tuple[Equivalent, ...] = (
         "policy names are looked up in any letter case (MISS_POLICIES lower-cases them): the "
         "same error policy",
     ),
+    # -- sandbox.external: proxy -------------------------------------------------------------------
+    _codec_case(
+        "sandbox.external.proxy",
+        "sse_events",
+        'yield b"data: " + json.dumps(c, ensure_ascii=False).encode("utf-8") + b"\\n\\n"',
+        "utf-8",
+    ),
 )
 
 
