@@ -144,6 +144,8 @@ class WorldSessions:
             known = scenario if scenario in self.tasks else None
             s = self.open(session, task=known)
         async with s.lock:
+            if not self.engine.ready():  # e.g. a worker to start: not the call's time
+                await asyncio.to_thread(self.engine.prepare)
             before = s.state
             answer = await self.runner.run(
                 lambda: self.engine.execute(

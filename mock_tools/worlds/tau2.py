@@ -20,8 +20,10 @@ reached the same hash). As in τ²-bench, a tool that raises leaves whatever it 
 raising (τ² does not roll a call back), and a read tool's writes are dropped (τ²'s evaluator
 never replays read tools). The worker is checked against what the import found before its first
 answer: other tools, another policy or another database in the checkout since the import is a
-``WorldDefinitionError`` (re-import). A call past the world's time limit stops the worker; the
-next call starts another.
+``WorldDefinitionError`` (re-import). Starting the worker and that check are the engine's
+``prepare``, which a session runs before a call outside the call's time limit (a start takes
+seconds under load, and charged to the first call it timed that call out). A call past the
+world's time limit stops the worker; the next call's ``prepare`` starts another.
 
 Telecom's user tools (τ²'s dual control) are tools of the same world the user calls on the
 episode's session (``user_tools``): offered to the user model, never to the agent.
@@ -134,6 +136,19 @@ class Tau2Worker:
                 f"τ²'s domain does not load: {first.get('fatal', first)}", where
             )
         return proc
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def ensure(self) -> None:
+        """The worker started, if it is not running."""
+        with self._lock:
+            if not self.running():
+                try:
+                    self._start()
+                except BaseException:
+                    self.stop()
+                    raise
 
     def request(self, req: Mapping[str, Any], seconds: float | None = None) -> dict[str, Any]:
         """One answer of the worker (started when needed). Whatever interrupts the exchange
@@ -266,6 +281,14 @@ class Tau2Engine(WorldEngine):
                 raise WorldDefinitionError(f"task {task_id!r}: its state: {e}") from None
             self._initial[task_id or ""] = found
         return found
+
+    def ready(self) -> bool:
+        return self._checked and self.worker.running()
+
+    def prepare(self) -> None:
+        """The worker started and the checkout checked (see the module docstring)."""
+        self.check()
+        self.worker.ensure()
 
     def check(self) -> None:
         """The checkout still has what the import found (else a ``WorldDefinitionError``)."""

@@ -196,6 +196,15 @@ class WorldEngine:
         self.default_now = parse_clock(world.now, source)
         self._initial: dict[str, State] = {}
 
+    def ready(self) -> bool:
+        """Whether a call can start at once (``prepare`` has nothing to do): always, here."""
+        return True
+
+    def prepare(self) -> None:
+        """Get ready for calls; run before a call when ``ready()`` is false, outside the call's
+        time limit, so a one-off cost (an engine's worker process starting) is never charged
+        to an agent's call. Nothing to do here."""
+
     @property
     def policy(self) -> str:
         return self.cls.policy

@@ -5,6 +5,7 @@ that runs the domain's code in a worker of the checkout's Python, runs scored by
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sys
@@ -16,6 +17,7 @@ import pytest
 from mock_tools import load_suite
 from mock_tools.models import Task
 from mock_tools.worlds.errors import WorldDefinitionError
+from mock_tools.worlds.sessions import WorldSessions
 from mock_tools.worlds.state import State
 from mock_tools.worlds.task import TaskWorld, WorldChecks
 from mock_tools.worlds.tau2 import Tau2Engine, content_body, content_text
@@ -280,3 +282,27 @@ def test_a_domain_that_is_not_a_name_is_one_line(
     err = capsys.readouterr().err
     assert "is not a domain's name" in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_workers_start_is_not_charged_to_a_call(suite_dir: Path, tmp_path: Path) -> None:
+    """A worker that takes longer to start than a call may last (τ²'s imports on a loaded
+    machine) still answers the first call, and the call after a worker was lost: the start runs
+    before the call, outside its time limit (it timed the first call of a run out)."""
+    engine = load_suite(suite_dir).world
+    assert isinstance(engine, Tau2Engine)
+    slow = tmp_path / "slow-python"
+    slow.write_text(f'#!/bin/sh\nsleep 1.5\nexec "{sys.executable}" "$@"\n')
+    slow.chmod(0o755)
+    engine.worker.python = str(slow)
+    sessions = WorldSessions(engine, {}, call_seconds=1.0)
+    assert not engine.ready()
+    args = {"book_id": "B1", "reader": "ada"}
+    _, first = asyncio.run(sessions.call("s", None, "borrow_book", args, "k"))
+    assert first.ok and first.body["borrower"] == "ada" and engine.ready()
+    engine.worker.stop()  # lost: the next call's prepare starts another, which re-gets the state
+    assert not engine.ready()
+    _, read = asyncio.run(sessions.call("s", None, "get_book", {"book_id": "B1"}, "k"))
+    assert read.ok and read.body["borrower"] == "ada"
+    assert engine.worker.starts == 2
+    sessions.close()
+    engine.worker.stop()
