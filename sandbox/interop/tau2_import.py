@@ -227,6 +227,14 @@ def _task(
     )
 
 
+def _said(value: Any) -> str:
+    """A scenario field's text, or "" when it says nothing: τ² writes ``"."`` for no unknown
+    information (retail tasks 37 and 106), which as an unknown fact made every sentence of the
+    user a leak (a user failure)."""
+    text = (value or "").strip() if isinstance(value, str) else ""
+    return text if any(c.isalnum() for c in text) else ""
+
+
 def _persona(scenario: Mapping[str, Any]) -> Persona:
     """τ²'s user scenario as a persona: who the user is and why they call as the scenario,
     what they know and do not know, and their instructions."""
@@ -235,10 +243,10 @@ def _persona(scenario: Mapping[str, Any]) -> Persona:
     if isinstance(instructions, str):
         text = "\n\n".join(p for p in (persona, instructions.strip()) if p) or "A customer."
         return Persona(scenario=text, instructions=instructions.strip() or text)
-    reason = (instructions.get("reason_for_call") or "").strip()
-    known = (instructions.get("known_info") or "").strip()
-    unknown = (instructions.get("unknown_info") or "").strip()
-    how = (instructions.get("task_instructions") or "").strip()
+    reason = _said(instructions.get("reason_for_call"))
+    known = _said(instructions.get("known_info"))
+    unknown = _said(instructions.get("unknown_info"))
+    how = _said(instructions.get("task_instructions"))
     return Persona(
         scenario="\n\n".join(p for p in (persona, reason) if p) or "A customer.",
         known={"known_info": known} if known else {},

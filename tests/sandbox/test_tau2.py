@@ -94,6 +94,9 @@ def test_the_database_becomes_the_state_and_each_task_a_persona_with_taus_checks
     # returned_first: τ²'s set_state made its initial state; ACTION compares book_id only
     first = tasks["returned_first"]
     assert first.world is not None
+    # its unknown_info is "." (as in two of retail's tasks): no fact, which any sentence leaked
+    assert first.user is not None and first.user.persona is not None
+    assert first.user.persona.unknown == []
     assert first.world.state == {
         "books": {"B2": {"title": "Emma", "borrower": None, "times_borrowed": 3}}
     }
