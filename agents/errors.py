@@ -24,6 +24,10 @@ CONTEXT_LENGTH = "context_length"
 """The kind of a request longer than the model's context: no failure of the endpoint; the
 episode's history outgrew what the model reads (its loop ends it as ``context_overflow``)."""
 
+BAD_REQUEST = "bad_request"
+"""The kind of a request the endpoint refused as malformed (a 4xx, or a 5xx whose text says the
+request caused it): sending it again would fail again, so it is never retried."""
+
 REPLY_TOO_LARGE = "reply_too_large"
 """The kind of a completion over the reply cap (``model.max_reply_bytes``): the endpoint answered,
 with more than the cap. It is the model's outcome, not the infrastructure's: the episode ends

@@ -43,8 +43,12 @@ _ASSISTANT_KEYS = ("role", "content", "tool_calls")
 
 
 def to_openai_messages(messages: list[Message]) -> list[Message]:
-    """The history in the strict shape OpenAI accepts: no empty ``tool_calls`` arrays and no
-    bookkeeping keys (``name`` on tool results) that some servers reject."""
+    """The history in the strict shape every OpenAI-compatible server accepts: no empty
+    ``tool_calls`` arrays, no bookkeeping keys (``name`` on tool results, a streamed call's
+    ``index``, a reply's ``refusal`` or ``function_call``) that some servers reject, and an
+    assistant turn's ``content`` always a string, ``""`` when it only called functions (an
+    agent behind the proxy echoes a reply's ``content: null``, or leaves it out: llama-cpp-python's
+    server answers either with HTTP 500)."""
     out: list[Message] = []
     for m in messages:
         role = m.get("role")
@@ -53,13 +57,24 @@ def to_openai_messages(messages: list[Message]) -> list[Message]:
             msg["content"] = msg.get("content") or ""
         elif role == "assistant":
             msg = {k: m[k] for k in _ASSISTANT_KEYS if k in m}
-            if not msg.get("tool_calls"):
-                msg.pop("tool_calls", None)
-                msg["content"] = msg.get("content") or ""
+            msg["content"] = msg.get("content") or ""
+            calls = msg.pop("tool_calls", None)
+            if calls:
+                msg["tool_calls"] = [_strict_call(c) for c in calls]
         else:
             msg = dict(m)
         out.append(msg)
     return out
+
+
+def _strict_call(call: Any) -> Any:
+    """A tool call of an assistant turn as OpenAI defines it: ``id``, ``type``, ``function``
+    (``name``, ``arguments``); anything else is left as it came, for the server to judge."""
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        return call
+    function = {k: call["function"][k] for k in ("name", "arguments") if k in call["function"]}
+    strict = {k: call[k] for k in ("id", "type") if k in call}
+    return {**strict, "type": call.get("type") or "function", "function": function}
 
 
 class OpenAICompatModel:

@@ -9,7 +9,8 @@ openai exception                                 kind                 retried
 ``APIConnectionError``                           ``connection``       yes
 ``RateLimitError`` (429)                         ``rate_limit``       yes
 status 408                                       ``timeout``          yes
-status >= 500                                    ``server``           yes
+status >= 500 caused by the request (below)      ``bad_request``      no
+other status >= 500                              ``server``           yes
 ``APIResponseValidationError``                   ``malformed``        yes
 status 401 / 403                                 ``auth``             no
 status 404; a 4xx naming an unknown model        ``model_not_found``  no
@@ -28,6 +29,13 @@ context length", "Requested token count exceeds the model's maximum context leng
 ("request (N tokens) exceeds the available context size", type ``exceed_context_size_error``)
 and Ollama ("prompt too long; exceeded max context length by N tokens"). A body that is not a
 valid completion (``agents.models.completion_body``) is ``malformed``: retried like a 5xx.
+
+Some servers answer a request they cannot read with a 5xx: llama-cpp-python's answers 500 to a
+message its schema refuses ("N validation errors: ... 'loc': ('body', 'messages', ...)"), to a
+chat template that cannot render the messages (Jinja's "'dict object' has no attribute
+'content'"), and to a ``tool_choice`` naming no offered tool ("Tool with name 'x' not found in
+tools"); any server may say ``invalid_request_error``. The same request would fail the same way
+on every retry, so such a 5xx is the request's error, ``bad_request``, not retried.
 """
 
 from __future__ import annotations
@@ -50,6 +58,12 @@ _CONTEXT_OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 """What servers say when a request is longer than the model's context (see the module doc)."""
+_REQUEST_FAULT = re.compile(
+    r"\bvalidation errors?\b|'loc': \('body'|invalid_request_error|"
+    r"'\w+ object' has no attribute|not found in tools",
+    re.IGNORECASE,
+)
+"""What a 5xx caused by the request itself says (see the module doc)."""
 _UNKNOWN_MODEL = re.compile(
     r"model_not_found|\b(?:unknown|invalid|no such) model|"
     r"\bmodel\b[^.\n]{0,120}?\b(?:does not exist|not found|is not (?:served|available|supported))",
@@ -116,7 +130,7 @@ def classify_status(status: int, text: str = "") -> str:
     if status == 408:
         return "timeout"
     if status >= 500:
-        return "server"
+        return "bad_request" if _REQUEST_FAULT.search(text) else "server"
     if status in (401, 403):
         return "auth"
     if status == 404 or _UNKNOWN_MODEL.search(text):

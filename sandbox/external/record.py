@@ -35,7 +35,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from agents.agent import EpisodeMeta
-from agents.errors import ModelError
+from agents.errors import BAD_REQUEST, CONTEXT_LENGTH, REPLY_TOO_LARGE, ModelError
 from agents.model import Message, ToolCall, Turn
 from agents.models.exchange import ModelRequest, exchange_record
 from agents.step import EpisodeEnd, Interpretation, function_name, interpret_turn
@@ -55,6 +55,9 @@ from agents.user import UserTurn
 
 __all__ = ["EpisodeRecord"]
 
+AGENTS_MODEL_ERRORS = frozenset({BAD_REQUEST, CONTEXT_LENGTH, REPLY_TOO_LARGE})
+"""Kinds of a failed model call that are the episode's own outcome, not the infrastructure's:
+the agent's request refused, its history over the model's context, a reply over the cap."""
 _UNMADE: tuple[NodeKind, ...] = ("thought", "invalid")
 """Kinds of a turn that becomes an ``action`` when a call it did not ask for reaches a tool."""
 
@@ -173,7 +176,9 @@ class EpisodeRecord:
         """The ``error`` node of a model request that failed (after the model layer's retries)."""
         node = self._add(kind="error", error=f"{error.kind}: {error}")
         self._exchange(node, request, model=model, stream=stream, error=error)
-        self.trajectory.errors.append(ErrorRecord(kind="infra", message=str(error), node=node.id))
+        # the infrastructure's failure, unless the request or the model's reply caused it
+        kind = "agent" if error.kind in AGENTS_MODEL_ERRORS else "infra"
+        self.trajectory.errors.append(ErrorRecord(kind=kind, message=str(error), node=node.id))
         return node
 
     def _exchange(self, node: Node, request: ModelRequest, **fields: Any) -> None:

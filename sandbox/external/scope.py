@@ -23,11 +23,12 @@ conversation a give-up only), the user ending the conversation (``done``: ``answ
 agent's last reply as its answer; ``transfer``, ``out_of_scope``: ``gave_up``), a user failure
 (``error``, the user's: ``user_failure:<kind>``), a budget spent (``budget_exhausted``;
 ``max_user_turns`` and ``max_turn_model_calls`` as in the built-in loops), a model or tool
-failure that survived the retries (an infrastructure error), or a replay that left its
-recording. After it, every request is refused
-(``Refusal``) and ``ended`` is set, so the process is given its grace and then stopped. A bug
-or a harness error (a ``SandboxError``) raised while answering is kept in ``fatal`` for the
-episode to raise. May import ``agents``, ``sandbox.tool_envs`` and ``sandbox.external``.
+failure that survived the retries (an infrastructure error; but a history longer than the
+model's context is ``context_overflow`` and a request the endpoint refused is the agent's
+``model_error:bad_request``), or a replay that left its recording. After it, every request is
+refused (``Refusal``) and ``ended`` is set, so the process is given its grace and then stopped.
+A bug or a harness error (a ``SandboxError``) raised while answering is kept in ``fatal`` for
+the episode to raise. May import ``agents``, ``sandbox.tool_envs`` and ``sandbox.external``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any
 from agents.accounting import Accountant, DeadlineReached
 from agents.budget import Budget
 from agents.depth import node_levels
-from agents.errors import ModelError, ReplayDivergence, ToolEnvError
+from agents.errors import BAD_REQUEST, CONTEXT_LENGTH, ModelError, ReplayDivergence, ToolEnvError
 from agents.finish import ANSWER_OBSERVATION, GIVE_UP_OBSERVATION
 from agents.model import Model, Turn
 from agents.models.exchange import EXCHANGE_RESPONSE, ModelRequest, completion_of, turn_of
@@ -64,8 +65,9 @@ class Refusal:
 
     status: int
     code: str
-    """``budget_exhausted``, ``episode_over``, ``model_error``, ``replay_divergence``,
-    ``tool_error``, ``no_rest_routes``, ``session_routes``, ``user_failure`` or ``no_user``."""
+    """``budget_exhausted``, ``episode_over``, ``model_error``, ``invalid_request``,
+    ``context_length_exceeded``, ``replay_divergence``, ``tool_error``, ``no_rest_routes``,
+    ``session_routes``, ``user_failure`` or ``no_user``."""
     message: str
 
 
@@ -207,8 +209,7 @@ class EpisodeScope:
             except ModelError as e:
                 self.accountant.add_model_call(Turn().usage, retries=max(0, e.attempts - 1))
                 self.record.add_failed_turn(e, request, model=model, stream=stream)
-                self.end(Stop(Status.error, f"model_error:{e.kind}"))
-                return Refusal(502, "model_error", str(e))
+                return self._model_failed(e)
             self.accountant.add_model_call(turn.usage, retries=turn.retries)
             response = self._served(turn)
             served = turn_of(response).model_copy(
@@ -216,6 +217,20 @@ class EpisodeScope:
             )
             self.record.add_turn(served, request, model=model, stream=stream, response=response)
             return response
+
+    def _model_failed(self, error: ModelError) -> Refusal:
+        """End the episode on a model call that failed after the model layer's retries, as the
+        built-in loops end theirs: a history longer than the model's context is
+        ``context_overflow``; a request the endpoint refused (``bad_request``: the agent's
+        own request, answered 400 so its client does not retry it) and any other failure are
+        ``error`` / ``model_error:<kind>`` (a 502 for the endpoint's failures)."""
+        if error.kind == CONTEXT_LENGTH:
+            self.end(Stop(Status.context_overflow, "context_overflow"))
+            return Refusal(400, "context_length_exceeded", str(error))
+        self.end(Stop(Status.error, f"model_error:{error.kind}"))
+        if error.kind == BAD_REQUEST:
+            return Refusal(400, "invalid_request", str(error))
+        return Refusal(502, "model_error", str(error))
 
     def _served(self, turn: Turn) -> dict[str, Any]:
         """The ``chat.completion`` the agent gets: a replayed turn's recorded one, else the
