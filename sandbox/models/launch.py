@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sandbox.errors import ModelUnreachableError
 
 __all__ = [
+    "LLAMACPP_SERVER",
     "SERVER_KINDS",
     "LaunchSpec",
     "ServerKind",
@@ -101,8 +102,14 @@ class ServerKind:
     installed: Callable[[], bool]
 
 
+LLAMACPP_SERVER = "sandbox.models.llamacpp_server"
+"""The module that runs llama-cpp-python's server (``python -m llama_cpp.server``) with its chat
+format's handler held to the request's ``max_tokens`` and ``seed``."""
+
+
 def _llamacpp(launch: LaunchSpec, served: str, host: str, port: int, gguf: str) -> list[str]:
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", gguf]
+    # llama-cpp-python's server, its chat handler held to each request's max_tokens and seed
+    argv = [sys.executable, "-m", LLAMACPP_SERVER, "--model", gguf]
     argv += ["--model_alias", served, "--host", host, "--port", str(port)]
     if launch.chat_format:
         argv += ["--chat_format", launch.chat_format]

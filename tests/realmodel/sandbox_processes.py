@@ -44,7 +44,8 @@ def servers_of(mark: str) -> list[int]:
             environ = (proc / "environ").read_bytes()
         except OSError:
             continue
-        ours = b"llama_cpp.server" in cmdline and f"{MARK}={mark}".encode() in environ
+        server = b"llama_cpp.server" in cmdline or b"sandbox.models.llamacpp_server" in cmdline
+        ours = server and f"{MARK}={mark}".encode() in environ
         if ours and alive(int(proc.name)):
             found.append(int(proc.name))
     return found

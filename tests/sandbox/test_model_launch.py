@@ -109,7 +109,7 @@ def test_llamacpp_finds_its_gguf_inside_a_package_without_importing_it(tmp_path:
         argv = server_command(launch, "small", "127.0.0.1", 9)
     finally:
         sys.path.remove(str(tmp_path))
-    assert argv[:3] == [sys.executable, "-m", "llama_cpp.server"]
+    assert argv[:3] == [sys.executable, "-m", "sandbox.models.llamacpp_server"]
     assert argv[3:] == [
         "--model",
         str(package / "m.gguf"),
