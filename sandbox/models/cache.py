@@ -18,10 +18,26 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.errors import CONTEXT_LENGTH, REPLY_TOO_LARGE, ModelError
 from agents.model import Message, Model, Turn
 from sandbox.errors import RunError
 
-__all__ = ["CachedModel", "EpisodeIdentity", "RequestCache", "request_key"]
+__all__ = [
+    "CACHED_ERROR",
+    "MODEL_OUTCOME_ERRORS",
+    "CachedModel",
+    "EpisodeIdentity",
+    "RequestCache",
+    "request_key",
+]
+
+MODEL_OUTCOME_ERRORS = frozenset({CONTEXT_LENGTH, REPLY_TOO_LARGE})
+"""Kinds of ``ModelError`` that are the endpoint's answer to the request, not a failure of it
+(a history longer than the context, a reply over the cap): cached like a turn, so a re-run from
+the cache ends the episode as the first run did. Failures of the endpoint (5xx, timeouts...) are
+never cached: a re-run asks again."""
+CACHED_ERROR = "model_error"
+"""The key of a cached answer that is a ``ModelError`` (``{"kind", "message"}``)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -93,7 +109,9 @@ class CachedModel:
     many times this episode already asked exactly this request (ReAct@N's chains, a search
     resampling the same node). So a re-run gets exactly the turns it got before, while trials,
     chains and resamples stay independent draws whatever the concurrency. Cached turns keep
-    their recorded usage (budgets behave as in the first run); ``raw`` marks them as hits.
+    their recorded usage (budgets behave as in the first run); ``raw`` marks them as hits. An
+    error that is the model's outcome (``MODEL_OUTCOME_ERRORS``: a context overflow) is cached
+    too and raised again.
 
     ``first_miss`` runs once per run before the first request that is not cached (the endpoint
     probe), so a run whose every answer is cached needs no endpoint at all.
@@ -139,11 +157,21 @@ class CachedModel:
         cached = self.cache.get(key)
         if cached is not None:
             self.hits += 1
+            error = cached.get(CACHED_ERROR)
+            if isinstance(error, dict):
+                raise ModelError(str(error.get("message", "")), kind=str(error.get("kind")))
             turn = Turn.model_validate(cached)
             return turn.model_copy(update={"latency_ms": 0.0, "raw": {"cache": "hit"}})
         if self.first_miss is not None:
             await self.first_miss()
-        turn = await self.inner.complete(messages, tools, params)
+        try:
+            turn = await self.inner.complete(messages, tools, params)
+        except ModelError as e:
+            self.misses += 1
+            if e.kind in MODEL_OUTCOME_ERRORS:  # the model's answer to this request: kept
+                answer = {CACHED_ERROR: {"kind": e.kind, "message": str(e)}}
+                self.cache.put(key, self.identity, answer)
+            raise
         self.misses += 1
         self.cache.put(key, self.identity, turn.model_dump(mode="json", exclude={"raw"}))
         return turn

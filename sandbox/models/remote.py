@@ -1,14 +1,15 @@
 """The kind ``openai``: any OpenAI-compatible endpoint, one client shared by every episode.
 
 Native tool calls (``tool_calls: toolbench``: with the history in ToolBench's shape), or the
-Thought/Action text adapter (``tool_calls: text``); the opt-in model
-cache (``--model-cache``) wraps the client. ``probe`` asks the endpoint once before a run and, when
-nothing answers, says how to start a server and how to point elsewhere; the run's first call goes
-alone (``sandbox.models.first_call``), so a refused key or model costs one call. An alias with
+Thought/Action text adapter (``tool_calls: text``); the opt-in model cache (``--model-cache``)
+wraps the client; an alias that launches its own server sends each request a seed of its episode
+(``sandbox.models.seeded``). ``probe`` asks the endpoint once before a run and, when nothing
+answers, says how to start a server and how to point elsewhere; the run's first call goes alone
+(``sandbox.models.first_call``), so a refused key or model costs one call. An alias with
 ``launch:`` starts its own server when none answers (``sandbox.models.managed``): at the probe,
 or at the first request the cache cannot answer. May import ``sandbox.models.provider``,
 ``sandbox.models.cache``, ``sandbox.models.first_call``, ``sandbox.models.managed``,
-``sandbox.models.entities`` and ``sandbox.errors`` only.
+``sandbox.models.seeded``, ``sandbox.models.entities`` and ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sandbox.models.first_call import FirstCallGate
 from sandbox.models.managed import ManagedModel
 from sandbox.models.prices import MILLION
 from sandbox.models.provider import ModelSettings, ModelSpec
+from sandbox.models.seeded import SeededModel
 from sandbox.models.simulators import ModelSimulator
 from sandbox.store.redact import redact
 
@@ -73,13 +75,17 @@ class RemoteModels:
         self._probed: asyncio.Task[None] | None = None
 
     def for_episode(self, task: Task, *, seed: int, trial: int) -> Model:
+        episode = EpisodeIdentity(seed=seed, task=task.id, trial=trial)
+        model: Model = self.model
+        if self.spec.launch is not None:  # a server of the run's own: seeded requests
+            model = SeededModel(model, episode=episode)
         if self.cache is None:
-            return self.model
+            return model
         return CachedModel(
-            self.model,
+            model,
             self.cache,
             identity=self.identity,
-            episode=EpisodeIdentity(seed=seed, task=task.id, trial=trial),
+            episode=episode,
             first_miss=self._probe_once,
         )
 
