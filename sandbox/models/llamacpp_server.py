@@ -13,7 +13,9 @@ request's seed. So a 135M model that wrote a run-on argument string generated fo
 prompt of the next completion, and the server refused that as a context overflow of the
 request: "you requested 4281 tokens" for a prompt of about 1,350 (issue 38, item 12). And a
 seed the client sent was dropped, so sampling followed the server's history of requests, not
-the request. ``sandbox.models.launch`` starts llama.cpp's server through this module.
+the request. And each request's prompt is evaluated afresh (``RequestBound``), so a seeded
+request gets the same reply whatever the server answered before. ``sandbox.models.launch``
+starts llama.cpp's server through this module.
 
 Imports ``llama_cpp`` (the ``local`` extra) when run, nothing of the project.
 """
@@ -34,7 +36,15 @@ class RequestBound:
     ``free_first``: the first completion keeps the handler's ``max_tokens`` (under
     ``tool_choice: auto``, the choice between "message" and "functions.<name>", which the
     handler's grammar ends within a few tokens; cut at a small ``max_tokens`` it would name no
-    function at all)."""
+    function at all).
+
+    Before its first completion the ``Llama`` is reset, so the request's prompt is evaluated
+    from its first token, in the same batches whatever the server answered before; its later
+    completions reuse what the first evaluated, as the handler left it. llama.cpp otherwise
+    reuses the cached prefix the previous request shares with this one, computed in other
+    batches, whose sums round differently: the first request of the same run, sent twice to one
+    server with the same seed, was answered with two different functions, chosen greedily
+    (temperature 0) from logits that differed."""
 
     def __init__(
         self, llama: Any, *, max_tokens: int | None, seed: int | None, free_first: bool = False
@@ -43,8 +53,12 @@ class RequestBound:
         self._max_tokens = max_tokens
         self._seed = seed
         self._free = 1 if free_first else 0
+        self._fresh = True
 
     def create_completion(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fresh:
+            self._fresh = False
+            self._llama.reset()
         free, self._free = self._free > 0, max(0, self._free - 1)
         if kwargs.get("max_tokens") is None and self._max_tokens is not None and not free:
             kwargs["max_tokens"] = self._max_tokens

@@ -53,9 +53,14 @@ class FakeLlama:
     def __init__(self, texts: list[str]) -> None:
         self.texts = list(texts)
         self.asked: list[dict[str, Any]] = []
+        self.events: list[str] = []
+
+    def reset(self) -> None:
+        self.events.append("reset")
 
     def create_completion(self, **kwargs: Any) -> dict[str, Any]:
         self.asked.append(kwargs)
+        self.events.append("complete")
         text = self.texts.pop(0)
         return {
             "id": f"cmpl-{len(self.asked)}",
@@ -91,6 +96,7 @@ def test_the_server_s_own_handler_drops_the_request_s_bounds() -> None:
     _tool_call(_handler(), llama, max_tokens=192, seed=7)
     assert [a.get("max_tokens") for a in llama.asked] == [None, None, None]
     assert [a.get("seed") for a in llama.asked] == [None, None, None]
+    assert "reset" not in llama.events  # the previous request's cached prefix is reused
 
 
 @needs_llama
@@ -100,6 +106,8 @@ def test_every_completion_of_a_tool_call_gets_the_request_s_max_tokens_and_seed(
     # the first, the grammar's choice of "message" or a function, is ended by its grammar
     assert [a["max_tokens"] for a in llama.asked] == [None, 192, 192]
     assert [a["seed"] for a in llama.asked] == [7, 7, 7]
+    # the prompt evaluated afresh once per request: not the previous request's cached prefix
+    assert llama.events == ["reset", "complete", "complete", "complete"]
     (call,) = answer["choices"][0]["message"]["tool_calls"]
     assert call["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
 
@@ -131,6 +139,7 @@ def test_a_bound_the_handler_sets_itself_wins() -> None:
     first.create_completion(prompt="p")
     first.create_completion(prompt="p")
     assert [(a.get("max_tokens"), a["seed"]) for a in free.asked] == [(None, 7), (192, 7)]
+    assert free.events == ["reset", "complete", "complete"]
     assert bound.verbose is False  # everything else is the Llama's
 
 
