@@ -34,7 +34,8 @@ COMMANDS = {
     "fetch_loop": f"node {EXAMPLES / 'fetch_loop.mjs'}",
 }
 TASK = "g1_convert_eur_jpy"
-CALLS = 3
+CALLS = 2
+"""The second request is the first to echo a tool-calling turn."""
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TASK = "g1_call_time_tokyo"
 CALLS = 3
 MAX_TOKENS = 192
-CLOCKS = ("started_at", "ended_at", "wall_seconds", "run_id", "latency_ms")
-"""What a clock measured or a run named: the only fields two runs may differ in."""
+CLOCKS = ("started_at", "ended_at", "wall_seconds", "run_id", "latency_ms", "id")
+"""What a clock measured, a run named, or the server made up at random (a call's ``id``, a
+uuid in llama.cpp's): the only fields two runs may differ in."""
 
 
 def sandbox(args: list[str], env: dict[str, str]) -> dict[str, Any]:

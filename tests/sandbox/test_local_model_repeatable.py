@@ -120,8 +120,14 @@ async def test_a_request_asked_again_in_an_episode_gets_another_seed() -> None:
         await model.complete(ask, [])  # ReAct@N's second chain asks the same
         await model.complete([*ask, {"role": "assistant", "content": "a"}], [])
         await model.complete(ask, [], {"seed": 5})  # the call's own seed wins
+        for call_id in ("call_a", "call_b"):  # ids a server made up at random do not count
+            call = {"id": call_id, "type": "function", "function": {"name": "f", "arguments": ""}}
+            turn = {"role": "assistant", "content": "", "tool_calls": [call]}
+            answer = {"role": "tool", "tool_call_id": call_id, "content": "x"}
+            await SeededModel(inner, episode=episode).complete([*ask, turn, answer], [])
     assert one.seeds == two.seeds
     assert len(set(one.seeds[:3])) == 3 and one.seeds[3] == 5
+    assert one.seeds[4] == one.seeds[5] and one.seeds[4] not in one.seeds[:4]
 
 
 def test_a_context_overflow_is_cached_and_a_re_run_reproduces_it_without_the_endpoint(
