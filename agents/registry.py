@@ -231,11 +231,12 @@ class Registry(Generic[T]):
     def _load(self, where: str, load: Callable[[], Any], name: str | None, failed: str) -> T:
         try:
             obj = load()
-        except (ImportError, AttributeError) as e:
-            raise PluginError(f"{failed} {self.kind} {where}: {type(e).__name__}: {e}") from e
+        except (Exception, SystemExit, KeyboardInterrupt) as e:  # the module's own code ran
+            text = (str(e).strip().splitlines() or [""])[0]
+            raise PluginError(f"{failed} {self.kind} {where}: {type(e).__name__}: {text}") from e
         try:
             return self._adapt(obj, name)
-        except (TypeError, ValueError, AttributeError) as e:
+        except (Exception, SystemExit, KeyboardInterrupt) as e:  # a class made with no arguments
             raise PluginError(
                 f"{self.kind} {where} is not {self.expected}: {_first_line(e)}"
             ) from e

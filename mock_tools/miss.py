@@ -44,7 +44,7 @@ from mock_tools.canonical import dumps_canonical
 from mock_tools.errors import MockToolsError
 from mock_tools.headers import PROVENANCE_HEADER
 from mock_tools.models import Response, Source, ToolSpec
-from mock_tools.plugins import PluginRegistry, validate_options
+from mock_tools.plugins import PluginRegistry, plugin_code, validate_options
 from mock_tools.simulation import ToolSimulator, named_simulator, simulation_request
 from mock_tools.store import RecordingStore
 
@@ -482,7 +482,9 @@ def build_miss_policy(
     ``Options``); ``MockToolsError`` for an unknown name, an option it does not take or a
     missing one."""
     kind = miss_policy_kind(name)
-    policy = kind.build(miss_policy_options(name, {**(options or {}), **values}))
+    given = miss_policy_options(name, {**(options or {}), **values})
+    with plugin_code(f"miss policy {kind.name!r}"):  # a policy of the user's own may raise
+        policy = kind.build(given)
     if not isinstance(getattr(policy, "records", None), bool):
         raise MockToolsError(f"miss policy {kind.name!r} has no records attribute (True/False)")
     return policy

@@ -13,12 +13,16 @@ A deliberate twin of ``agents.registry.Registry`` (same resolution, same message
 libraries import nothing of each other, and a loader this small is cheaper to keep twice than a
 third package both would import. ``tests/test_plugin_registries.py`` runs the same cases on
 both. ``validate_options`` validates a component's options with its pydantic options class;
-``option_pairs`` reads them from ``KEY=VALUE`` flags.
+``option_pairs`` reads them from ``KEY=VALUE`` flags. ``plugin_code(what)`` is the twin of
+``agents.plugin_calls.plugin_code``: what a policy's code raises (``SystemExit``,
+``KeyboardInterrupt`` and a ``CancelledError`` of its own included; a cancellation from outside
+passes) becomes a ``PluginFailed`` naming it.
 Imports nothing of the project but ``mock_tools.errors``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import re
@@ -32,10 +36,13 @@ from mock_tools.errors import MockToolsError
 
 __all__ = [
     "PluginError",
+    "PluginFailed",
     "PluginRegistry",
     "UnknownName",
     "option_pairs",
     "option_value",
+    "plugin_code",
+    "raised_text",
     "validate_options",
 ]
 
@@ -50,6 +57,41 @@ class UnknownName(MockToolsError, LookupError):
 
 class PluginError(UnknownName):
     """A path or an entry point that does not load, or loads the wrong kind of thing."""
+
+
+class PluginFailed(MockToolsError):
+    """Plugin code raised, or returned what its contract forbids (one line naming it)."""
+
+
+def raised_text(e: BaseException) -> str:
+    """``Type: first line of the message``, one line (``agents.plugin_calls.raised_text``)."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def _cancelled_from_outside() -> bool:
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return False
+    cancelling = getattr(task, "cancelling", None) if task is not None else None
+    return task is not None and (cancelling is None or bool(cancelling()))
+
+
+@contextmanager
+def plugin_code(what: str) -> Iterator[None]:
+    """Run a plugin's code inside; what it raises becomes a ``PluginFailed`` naming ``what``
+    (a ``MockToolsError``, a user error that says what to do already, passes as it is)."""
+    try:
+        yield
+    except MockToolsError:
+        raise
+    except asyncio.CancelledError as e:
+        if _cancelled_from_outside():
+            raise
+        raise PluginFailed(f"{what} raised {raised_text(e)} of its own") from e
+    except (Exception, SystemExit, KeyboardInterrupt) as e:
+        raise PluginFailed(f"{what} raised {raised_text(e)}") from e
 
 
 class PluginRegistry(Generic[T]):
@@ -149,11 +191,12 @@ class PluginRegistry(Generic[T]):
     def _load(self, where: str, load: Callable[[], Any], name: str | None, failed: str) -> T:
         try:
             obj = load()
-        except (ImportError, AttributeError) as e:
-            raise PluginError(f"{failed} {self.kind} {where}: {type(e).__name__}: {e}") from e
+        except (Exception, SystemExit, KeyboardInterrupt) as e:  # the module's own code ran
+            text = (str(e).strip().splitlines() or [""])[0]
+            raise PluginError(f"{failed} {self.kind} {where}: {type(e).__name__}: {text}") from e
         try:
             return self._adapt(obj, name)
-        except (TypeError, ValueError, AttributeError) as e:
+        except (Exception, SystemExit, KeyboardInterrupt) as e:  # a class made with no arguments
             detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise PluginError(f"{self.kind} {where} is not {self.expected}: {detail}") from e
 

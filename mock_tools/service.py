@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 import anyio.to_thread
 from jsonschema import SchemaError
@@ -47,9 +47,10 @@ from mock_tools.faults import FaultPlan, decide_fault, fault_reply, parse_fault_
 from mock_tools.history import WriteHistories, write_apis
 from mock_tools.json_numbers import finite_json
 from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
-from mock_tools.models import FaultConfig, Provenance, Recording, Response
+from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
 from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver
 from mock_tools.overlay import OverlayStore
+from mock_tools.plugins import PluginFailed, plugin_code
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
 from mock_tools.store import (
     MAX_COUNTED_CALLS,
@@ -528,20 +529,33 @@ class MockToolService:
         history: str | None,
     ) -> Outcome:
         canon = copy.deepcopy(canon)  # a policy may keep or change it; a transport may reuse it
-        answer = await self.miss_policy.answer(
-            Miss(
-                tool=tool,
-                api=api,
-                key=key,
-                args=canon,
-                occurrence=occurrence,
-                store=self.store,
-                tool_spec=self.suite.tools.get(tool),
-                scenario=ctx.scenario,
-                scope=ctx.scope,
-                history=history,
-            )
+        miss = Miss(
+            tool=tool,
+            api=api,
+            key=key,
+            args=canon,
+            occurrence=occurrence,
+            store=self.store,
+            tool_spec=self.suite.tools.get(tool),
+            scenario=ctx.scenario,
+            scope=ctx.scope,
+            history=history,
         )
+        try:
+            answer = await self._policy_answer(miss)
+        except PluginFailed as e:
+            # The policy's defect, never the tool's answer: an infrastructure error of the call
+            # (a run leaves the episode out of its pass rate and runs it again on resume).
+            log.error("%s", e)
+            msg = f"the miss policy failed: {e}"
+            return Outcome(
+                "miss",
+                Response(ok=False, error=msg),
+                occurrence,
+                "miss_policy_error",
+                500,
+                infra=True,
+            )
         if answer is None:
             msg = f"no recording for {tool}/{api} with arguments {key}"
             return Outcome("miss", Response(ok=False, error=msg), occurrence, "no_recording")
@@ -562,6 +576,29 @@ class MockToolService:
             tool, api, key, canon, answer.response, provenance, history
         )
         return _made(response, provenance, occurrence)
+
+    async def _policy_answer(self, miss: Miss) -> MissAnswer | None:
+        """The miss policy's answer, called as plugin code (``mock_tools.plugins.plugin_code``)
+        and checked: None, or a ``MissAnswer`` whose response is a ``Response``; else
+        ``PluginFailed`` naming the policy and the rule."""
+        what = f"miss policy {self.miss_policy.name!r}"
+        with plugin_code(what):
+            answer = await self.miss_policy.answer(miss)
+        if answer is None:
+            return None
+        if not isinstance(answer, MissAnswer):
+            raise PluginFailed(f"{what} returned {type(answer).__name__}, not a MissAnswer or None")
+        if not isinstance(answer.response, Response) or not isinstance(answer.provenance, str):
+            raise PluginFailed(
+                f"{what} returned a MissAnswer whose response is a "
+                f"{type(answer.response).__name__} (a Response and a provenance text are needed)"
+            )
+        if answer.record_as not in (None, *get_args(Source)) or not 100 <= answer.status < 600:
+            raise PluginFailed(
+                f"{what} returned a MissAnswer with record_as {answer.record_as!r} and status "
+                f"{answer.status!r} (a recording source or None, an HTTP status)"
+            )
+        return answer
 
     async def _record(
         self,
@@ -619,7 +656,11 @@ class MockToolService:
     async def aclose(self) -> None:
         if self.worlds is not None:
             self.worlds.close()
-        await self.miss_policy.aclose()
+        try:
+            with plugin_code(f"miss policy {self.miss_policy.name!r} (closing)"):
+                await self.miss_policy.aclose()
+        except PluginFailed as e:  # what it answered is kept; the rest closes all the same
+            log.error("%s", e)
         if self.writer is not None:
             self.writer.close()
         if self.overlay is not None:

@@ -2,6 +2,7 @@
 
 SandboxError            a fixable mistake; the message says what to do (exit 1)
 ├── ConfigError         bad flags, unknown names (exit 2)
+│   └── PluginFailure   a plugin raised or broke its contract where nothing can go on (exit 2)
 ├── ModelUnreachableError  the model endpoint does not answer (exit 2)
 ├── EndpointConfigError    the endpoint refuses the run's set-up: a key, a model name (exit 2)
 ├── RunError            a run folder is missing, corrupt or incompatible (exit 1)
@@ -19,6 +20,12 @@ class SandboxError(Exception):
 
 class ConfigError(SandboxError):
     exit_code = 2
+
+
+class PluginFailure(ConfigError):
+    """Code of the user's own (a protocol, a step metric, an executor, a transport...) raised or
+    returned what its contract forbids where nothing can go on: one line naming it and the rule
+    (``agents.plugin_calls``), nothing written."""
 
 
 class ModelUnreachableError(SandboxError):

@@ -38,6 +38,7 @@ from agents.trajectory import Trajectory
 from mock_tools import Suite, SuiteError, Task, load_suite
 from sandbox.compare.stats import PairedComparison, WinCell, paired_tests, win_cells
 from sandbox.errors import ConfigError
+from sandbox.eval.checked_protocol import checked
 from sandbox.eval.evaluate import effective_settings
 from sandbox.eval.headline import headline
 from sandbox.eval.judge import Judge, JudgeUsage
@@ -184,7 +185,7 @@ async def compare_runs_async(
     """
     if not runs:
         raise ConfigError("nothing to compare: give at least one run folder")
-    proto = get_protocol(protocol) if isinstance(protocol, str) else protocol
+    proto = get_protocol(protocol) if isinstance(protocol, str) else checked(protocol)
     settings = settings or JudgeSettings()
     stores = [RunStore.open(r) for r in runs]
     first = stores[0].manifest

@@ -33,6 +33,7 @@ from mock_tools.errors import SuiteError
 from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
 from sandbox.errors import ConfigError, RunError
+from sandbox.eval.checked_protocol import checked
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.paired import paired_test
@@ -312,7 +313,7 @@ async def evaluate_run_async(
     ``default`` step protocol). Reading and scoring is a bulk job: the cyclic collector is paused
     for it unless a judge is called (``sandbox.store.gc_pause``)."""
     request = _Request(
-        protocol=get_protocol(protocol) if isinstance(protocol, str) else protocol,
+        protocol=get_protocol(protocol) if isinstance(protocol, str) else checked(protocol),
         judge=judge,
         settings=settings or JudgeSettings(),
         reference_run=reference_run,

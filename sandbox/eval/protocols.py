@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from agents.registry import UnknownName
 from sandbox.errors import ConfigError
+from sandbox.eval.checked_protocol import checked
 from sandbox.eval.protocol import PROTOCOLS, EvalProtocol, register_protocol
 from sandbox.eval.protocol_default import DefaultProtocol
 from sandbox.eval.tooleval.protocol_toolbench import ToolbenchProtocol
@@ -32,9 +33,10 @@ register_protocol(ToolbenchNormalizedProtocol())
 
 
 def get_protocol(name: str) -> EvalProtocol:
-    """The protocol registered as ``name``; a ``ConfigError`` listing the known names."""
+    """The protocol registered as ``name`` (one of the user's own checked: ``checked``); a
+    ``ConfigError`` listing the known names."""
     try:
-        return PROTOCOLS.get(name)
+        return checked(PROTOCOLS.get(name))
     except UnknownName as e:
         raise ConfigError(str(e)) from e
 

@@ -1,25 +1,32 @@
 """One episode: a fresh agent and model on a per-episode tool env, and the trajectory it leaves.
 
-A bug in an agent or a model (any exception but a ``SandboxError``) does not stop the run: the
-episode is recorded with status ``error`` and an ``internal`` error holding the traceback, so
-``--resume`` runs it again. A configuration error of the model endpoint (a refused key, an
-unknown model: ``ModelError.configuration``) stops the run: ``EndpointConfigError``, with the
-endpoint's message; the episode is not recorded, so ``--resume`` runs it once the set-up is
-fixed. May import ``sandbox.models``, ``sandbox.tool_envs``,
-``sandbox.store`` and ``agents`` only.
+A bug in an agent or a model (any exception but a ``SandboxError``, ``SystemExit`` and
+``KeyboardInterrupt`` raised in their code included, and a ``CancelledError`` they raise of their
+own) does not stop the run: the episode is recorded with status ``error`` and an ``internal``
+error holding the traceback, so ``--resume`` runs it again. What a strategy returns is checked
+(a ``Trajectory`` of the episode's task; one of a strategy outside the project must also read back
+as every reader reads it), and a strategy that has not returned ``WALL_CLOCK_GRACE`` seconds after
+its episode's ``max_seconds`` is stopped: the episode ends ``budget_exhausted`` with an agent error
+record (``agents.plugin_calls`` names such code in messages). A configuration error of the
+model endpoint (a refused key, an unknown model: ``ModelError.configuration``) stops the run:
+``EndpointConfigError``, with the endpoint's message; the episode is not recorded, so
+``--resume`` runs it once the set-up is fixed. May import ``sandbox.models``,
+``sandbox.tool_envs``, ``sandbox.store`` and ``agents`` only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Any, Literal
 
 from agents.agent import EpisodeMeta
 from agents.budget import Budget
 from agents.errors import ModelError
+from agents.plugin_calls import cancelled_from_outside, is_foreign, raised_text
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Component, ErrorRecord, Status, Trajectory
 from mock_tools import Task
@@ -30,7 +37,14 @@ from sandbox.models import ModelProvider, ModelSpec
 from sandbox.tool_envs import ToolEnvs
 from sandbox.users import UserProvider
 
-__all__ = ["EpisodePlan", "failed_episode", "model_budget", "run_episode"]
+__all__ = [
+    "STOP_WAIT",
+    "WALL_CLOCK_GRACE",
+    "EpisodePlan",
+    "failed_episode",
+    "model_budget",
+    "run_episode",
+]
 
 log = logging.getLogger(__name__)
 
@@ -88,39 +102,57 @@ def model_budget(budget: Budget, spec: ModelSpec) -> Budget:
     return budget.model_copy(update={"max_seconds": spec.max_seconds})
 
 
+WALL_CLOCK_GRACE = 5.0
+"""Seconds a strategy is given past its episode's ``max_seconds`` to return on its own (the
+built-ins stop at ``max_seconds``: between calls, and a call in flight is cut) before the
+harness stops it."""
+STOP_WAIT = 2.0
+"""Seconds a stopped strategy is given to finish its cancellation; one that ignores it is left
+behind (its episode is recorded all the same)."""
+
+
 async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
     """Run episode ``(task, trial)`` and return its trajectory (never raises for a bug in it)."""
-    env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
-    if task.user is not None and plan.users is not None:
-        env.user = plan.users.for_episode(task, seed=plan.seed, trial=trial)  # type: ignore[attr-defined]
     meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
     started = datetime.now(timezone.utc)
     strategy, budget = plan.for_task(task.id)
+    what = agent_name(strategy)
+    env = None
     try:
+        env = tools.for_episode(task, session=f"{plan.run_id}/{task.id}/{trial}")
+        if task.user is not None and plan.users is not None:
+            env.user = plan.users.for_episode(task, seed=plan.seed, trial=trial)  # type: ignore[attr-defined]
         model = plan.models.for_episode(task, seed=plan.seed, trial=trial)
         agent = strategy.build()
-        traj = await agent.run(model=model, env=env, query=task.query, budget=budget, episode=meta)
+        run = agent.run(model=model, env=env, query=task.query, budget=budget, episode=meta)
+        traj = _checked(await _within_wall_clock(run, budget), task, strategy)
     except SandboxError:
         raise
-    except Exception as e:  # a bug in an agent or model: record it, keep the other episodes
+    except _Overran as e:
+        traj = failed_episode(
+            plan,
+            task,
+            trial,
+            kind="agent",
+            reason="budget:max_seconds",
+            started=started,
+            message=f"{what} {e}",
+            status=Status.budget_exhausted,
+        )
+    except asyncio.CancelledError as e:
+        if cancelled_from_outside():  # Ctrl-C, SIGTERM: the run stops
+            raise
+        traj = _crashed(plan, task, trial, started, e, f"{what} raised it of its own")
+    except (Exception, SystemExit, KeyboardInterrupt) as e:  # a bug in an agent or model
         if isinstance(e, ModelError) and e.configuration:
             raise EndpointConfigError(
                 f"the model endpoint refused the run's configuration ({e.kind}): {e}; fix it, "
                 "then run again (--resume RUN goes on with the episodes a run stored)"
             ) from e
-        tb = traceback.format_exc()
-        log.error("episode %s#%d crashed:\n%s", task.id, trial, tb)
-        traj = failed_episode(
-            plan,
-            task,
-            trial,
-            kind="internal",
-            reason=f"internal_error:{type(e).__name__}",
-            message=f"{type(e).__name__}: {e}\n{tb}",
-            started=started,
-        )
+        traj = _crashed(plan, task, trial, started, e, f"in {what} or its model")
     finally:
-        await env.reset()
+        if env is not None:
+            await _reset(env)
     traj.run_id = plan.run_id
     traj.trial = trial
     if plan.world is not None and traj.nodes:
@@ -128,19 +160,135 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
     return traj
 
 
+def agent_name(strategy: ResolvedStrategy) -> str:
+    """How messages name the strategy: ``agent 'react'``, and where a class outside the
+    project comes from (``agent 'mine' (my_pkg.agents.Mine)``)."""
+    cls = strategy.entry.cls
+    if not is_foreign(cls):
+        return f"agent {strategy.name!r}"
+    return f"agent {strategy.name!r} ({cls.__module__}.{getattr(cls, '__qualname__', cls)})"
+
+
+class _Overran(Exception):
+    """The strategy did not return within its episode's wall clock (and the grace)."""
+
+
+class _Escaped(Exception):
+    """``SystemExit`` or ``KeyboardInterrupt`` raised inside a strategy run as a task of its own
+    (a task would hand them to the event loop, ending the run)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+async def _contained(run: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        return await run
+    except (SystemExit, KeyboardInterrupt) as e:
+        raise _Escaped(e) from e
+
+
+async def _within_wall_clock(run: Coroutine[Any, Any, Any], budget: Budget) -> Any:
+    """What ``run`` returns, or ``_Overran`` once it has run ``WALL_CLOCK_GRACE`` seconds past
+    ``budget.max_seconds`` (it is then cancelled; without ``max_seconds``, nothing bounds it)."""
+    if budget.max_seconds is None:
+        return await run
+    task = asyncio.ensure_future(_contained(run))
+    limit = budget.max_seconds + WALL_CLOCK_GRACE
+    try:
+        await asyncio.wait({task}, timeout=limit)
+    except asyncio.CancelledError:  # the run is stopping: the episode stops with it
+        task.cancel()
+        await asyncio.wait({task}, timeout=STOP_WAIT)
+        raise
+    if not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=STOP_WAIT)
+        if not task.done():
+            log.warning("a strategy ignored its cancellation; it is left running")
+        raise _Overran(
+            f"did not return within the episode's max_seconds ({budget.max_seconds:g} s) and "
+            f"{WALL_CLOCK_GRACE:g} s of grace: stopped, its steps are lost"
+        )
+    try:
+        return task.result()
+    except _Escaped as e:
+        raise e.original from None
+
+
+def _checked(value: Any, task: Task, strategy: ResolvedStrategy) -> Trajectory:
+    """What the strategy returned, when it is a trajectory of ``task`` (``_BadReturn``); one of
+    a strategy outside the project must also read back as readers read it."""
+    what = agent_name(strategy)
+    if not isinstance(value, Trajectory):
+        raise _BadReturn(f"{what} returned {type(value).__name__}, not a Trajectory")
+    if value.scenario_id != task.id:
+        raise _BadReturn(
+            f"{what} returned the trajectory of task {value.scenario_id!r}, not of {task.id!r}"
+        )
+    if not is_foreign(strategy.entry.cls):
+        return value
+    try:
+        return Trajectory.from_json_line(value.to_json_line())
+    except (ValueError, TypeError) as e:
+        raise _BadReturn(
+            f"{what} returned a trajectory no reader can read back: {raised_text(e)}"
+        ) from e
+
+
+class _BadReturn(Exception):
+    """A strategy returned something that is not its episode's trajectory."""
+
+
+async def _reset(env: Any) -> None:
+    """Forget the episode's occurrence counts (a transport's own env may fail to: logged)."""
+    try:
+        await env.reset()
+    except asyncio.CancelledError:
+        raise
+    except (Exception, SystemExit, KeyboardInterrupt) as e:
+        log.error("the episode's tool env failed to reset: %s", raised_text(e))
+
+
+def _crashed(
+    plan: EpisodePlan, task: Task, trial: int, started: datetime, e: BaseException, where: str
+) -> Trajectory:
+    """The record of an episode whose agent, model or tools raised ``e`` (``where``), or whose
+    strategy returned what is not its trajectory (``_BadReturn``)."""
+    tb = traceback.format_exc()
+    if isinstance(e, _BadReturn):
+        name, problem = "NotATrajectory", str(e)
+    else:
+        name, problem = type(e).__name__, f"{raised_text(e)} ({where})"
+    # one line: the traceback is kept in the episode's error record
+    log.error("episode %s#%d crashed: %s", task.id, trial, problem)
+    return failed_episode(
+        plan,
+        task,
+        trial,
+        kind="internal",
+        reason=f"internal_error:{name}",
+        message=f"{problem}\n{tb}",
+        started=started,
+    )
+
+
 def failed_episode(
     plan: EpisodePlan,
     task: Task,
     trial: int,
     *,
-    kind: Literal["infra", "internal"],
+    kind: Literal["infra", "internal", "agent"],
     reason: str,
     message: str,
     started: datetime | None = None,
+    status: Status = Status.error,
 ) -> Trajectory:
     """The record of an episode that produced no trajectory of its own (a crash in the agent or
     model, or, ``infra``, the machine running it lost): status ``error``, so ``--resume`` runs it
-    again and it is never charged to the agent."""
+    again and it is never charged to the agent; or, ``agent``, a strategy stopped by the wall
+    clock (``budget_exhausted``, charged to it)."""
     now = datetime.now(timezone.utc)
     strategy, _ = plan.for_task(task.id)
     return Trajectory(
@@ -150,7 +298,7 @@ def failed_episode(
         agent=Component(name=strategy.name, params=strategy.params),
         model=Component(name=plan.model_spec.display_name, params=plan.model_spec.public()),
         seed=plan.seed,
-        status=Status.error,
+        status=status,
         end_reason=reason,
         errors=[ErrorRecord(kind=kind, message=message)],
         started_at=started or now,

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from agents.errors import AgentsError
+from agents.plugin_calls import broke, is_foreign, plugin_code
 from agents.registry import NoOptions, Registry, instances_of, validate_options
-from sandbox.errors import ConfigError
+from sandbox.errors import ConfigError, PluginFailure, SandboxError
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult
 
 if TYPE_CHECKING:  # the registry is read by ``sandbox run --help``: it stays cheap to import
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # the registry is read by ``sandbox run --help``: it stays ch
 __all__ = [
     "EXECUTORS",
     "EpisodeBatch",
+    "EpisodeReports",
     "Executor",
     "ExecutorKind",
     "LocalExecutor",
@@ -88,7 +90,52 @@ def build_executor(config: RunConfig) -> Executor:
         options = validate_options(what, kind.options, config.executor.options)
     except (AgentsError, ValueError) as e:
         raise ConfigError(str(e)) from e
-    return kind.build(config, options)
+    if not is_foreign(kind.build):
+        return kind.build(config, options)
+    with plugin_code(what, PluginFailure, passing=(SandboxError,)):
+        executor = kind.build(config, options)
+    if not callable(getattr(executor, "run", None)):
+        raise broke(
+            what,
+            f"its builder returned a {type(executor).__name__}, not an executor "
+            "(an object with async run(batch, done))",
+            PluginFailure,
+        )
+    return executor
+
+
+class EpisodeReports:
+    """What an executor reports, checked against what it was given: each episode of the batch
+    once (``done``), and at the end every one of them but those the run's cost budget kept from
+    starting (``finish``); else a ``PluginFailure`` naming the executor (``what``)."""
+
+    def __init__(self, todo: list[tuple[Task, int]], what: str) -> None:
+        self.what = what
+        self.expected = {(task.id, trial) for task, trial in todo}
+        self.seen: set[tuple[str, int]] = set()
+
+    def done(self, task: Task, trial: int) -> None:
+        key = (getattr(task, "id", task), trial)
+        if key not in self.expected or key in self.seen:
+            problem = "twice" if key in self.seen else "though it was not given it"
+            raise broke(
+                self.what,
+                f"it reported episode {key[0]!r} trial {key[1]} {problem}; "
+                "an executor reports each episode of its batch once",
+                PluginFailure,
+            )
+        self.seen.add(key)
+
+    def finish(self, skipped: int) -> None:
+        missing = sorted(self.expected - self.seen)
+        if len(missing) > skipped:
+            task, trial = missing[0]
+            raise broke(
+                self.what,
+                f"it returned with {len(missing)} episode(s) never reported (episode {task!r} "
+                f"trial {trial} among them); an executor reports every episode it runs",
+                PluginFailure,
+            )
 
 
 class LocalExecutor:

@@ -31,12 +31,13 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agents.budget import Budget
 from agents.errors import AgentsError
+from agents.plugin_calls import broke, is_foreign, plugin_code
 from agents.strategies import ResolvedStrategy
 from agents.trajectory import Status, Trajectory
 from mock_tools import Suite, SuiteError, Task
 from mock_tools.terminal_text import shown
 from mock_tools.validate import load_valid_suite
-from sandbox.errors import ConfigError, RunError, RunInterrupted, SandboxError
+from sandbox.errors import ConfigError, PluginFailure, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
@@ -46,7 +47,7 @@ from sandbox.models import ModelProvider, ModelSettings, ModelSpec, build_models
 from sandbox.models.preset import with_preset
 from sandbox.run.batch import EpisodeBatch, Executor, OnResult, RunSpend, tools_report
 from sandbox.run.episode import EpisodePlan
-from sandbox.run.executor import build_executor
+from sandbox.run.executor import EpisodeReports, build_executor
 from sandbox.run.progress import RunProgress
 from sandbox.run.tasks import select_tasks
 from sandbox.store import (
@@ -381,8 +382,15 @@ async def _run_stored(
                     spend=spend,
                 )
                 commit = GroupCommit(store)
+                reports = EpisodeReports(todo, f"executor {config.executor.name!r}")
                 try:
-                    await executor.run(batch, _keep(commit, progress, executor, spend))
+                    done = _keep(commit, progress, executor, spend, reports)
+                    if is_foreign(type(executor)):
+                        with plugin_code(reports.what, PluginFailure, passing=(SandboxError,)):
+                            await executor.run(batch, done)
+                    else:
+                        await executor.run(batch, done)
+                    reports.finish(spend.skipped)
                     await commit.drain()  # the run's episodes are durable before it is scored
                 except asyncio.CancelledError:
                     if stop.signal is None:
@@ -469,14 +477,26 @@ def _forget_empty(store: RunStore) -> None:
 
 
 def _keep(
-    commit: GroupCommit, progress: RunProgress, executor: Executor, spend: RunSpend
+    commit: GroupCommit,
+    progress: RunProgress,
+    executor: Executor,
+    spend: RunSpend,
+    reports: EpisodeReports,
 ) -> OnResult:
-    """What the runner does with each finished episode, whatever ran it: count its cost against
-    the run budget, hand its line to the run folder's group commit (the only writer), and show
-    it once the line is durable. Nothing of the trajectory is kept but its line until then."""
+    """What the runner does with each finished episode, whatever ran it: check that it is one
+    the executor was given and has not reported yet, count its cost against the run budget,
+    hand its line to the run folder's group commit (the only writer), and show it once the line
+    is durable. Nothing of the trajectory is kept but its line until then."""
 
     def done(task: Task, trial: int, traj: Trajectory) -> None:
         commit.check()  # a group that could not be written stops the run here
+        reports.done(task, trial)
+        if not isinstance(traj, Trajectory) or (traj.scenario_id, traj.trial) != (task.id, trial):
+            raise broke(
+                reports.what,
+                f"it reported episode {task.id!r} trial {trial} with {_what_it_is(traj)}",
+                PluginFailure,
+            )
         spend.spent += traj.usage.cost
         label = label_episode(traj, task).label
         episode, status, error = f"{task.id}#{trial}", traj.status.value, traj.infra_error
@@ -505,6 +525,12 @@ def _keep(
 
 NOTE_CHARS = 200
 """The most characters of an external agent's stderr line the console shows."""
+
+
+def _what_it_is(traj: object) -> str:
+    if isinstance(traj, Trajectory):
+        return f"the trajectory of episode {traj.scenario_id!r} trial {traj.trial}"
+    return f"a {type(traj).__name__}, not a Trajectory"
 
 
 def error_note(traj: Trajectory) -> str:

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import BaseModel, Field
 
+from agents.plugin_calls import broke, is_foreign, plugin_code, returned
 from agents.presets import preset_values
 from agents.registry import NoOptions, Registry, UnknownName, instances_of, validate_options
 from agents.toolenv import ToolEnv
@@ -54,7 +55,7 @@ from mock_tools import (
 from mock_tools.miss import miss_policy_kind
 from mock_tools.overlay import OVERLAY_FILE
 from mock_tools.service import create_service
-from sandbox.errors import ConfigError
+from sandbox.errors import ConfigError, PluginFailure
 from sandbox.models.simulators import build_simulator
 from sandbox.store.config import RunConfig
 from sandbox.store.redact import redact
@@ -167,9 +168,62 @@ def open_tool_envs(
     config: RunConfig, suite: Suite, env: Mapping[str, str] | None = None
 ) -> ToolEnvs:
     """The tools of a run with ``config`` on ``suite`` (use as ``async with``); ``env`` gives
-    the API keys of models the tools need (a simulator)."""
+    the API keys of models the tools need (a simulator). A transport of the user's own is
+    called as plugin code (``agents.plugin_calls``): what it raises opening, entering, leaving
+    or reporting is one line naming it (``PluginFailure``), and what it opens must be tools."""
     transport, options = select_transport(config)
-    return transport.open(config, suite, env or {}, options)
+    if not is_foreign(transport.open):
+        return transport.open(config, suite, env or {}, options)
+    what = f"tool transport {transport.name!r}"
+    with plugin_code(what, PluginFailure):
+        opened = transport.open(config, suite, env or {}, options)
+    lacking = [
+        m for m in ("__aenter__", "__aexit__", "for_episode", "report") if not hasattr(opened, m)
+    ]
+    if lacking:
+        raise broke(
+            what,
+            f"open() returned a {type(opened).__name__} without {', '.join(lacking)}, not the "
+            "tools of a run (ToolEnvs)",
+            PluginFailure,
+        )
+    return _CheckedToolEnvs(opened, what)
+
+
+class _CheckedToolEnvs:
+    """A foreign transport's tools, entered, left and asked for their report as plugin code; an
+    episode's env is its own (what it raises ends that episode, recorded)."""
+
+    def __init__(self, inner: ToolEnvs, what: str) -> None:
+        self.inner, self.what = inner, what
+
+    async def __aenter__(self) -> _CheckedToolEnvs:
+        with plugin_code(f"{self.what} (entering its tools)", PluginFailure):
+            await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with plugin_code(f"{self.what} (closing its tools)", PluginFailure):
+            await self.inner.__aexit__(exc_type, exc, tb)
+
+    def for_episode(self, task: Task, *, session: str) -> EpisodeToolEnv:
+        return self.inner.for_episode(task, session=session)
+
+    def report(self) -> dict[str, Any]:
+        what = f"{self.what}'s report()"
+        with plugin_code(what, PluginFailure):
+            got = self.inner.report()
+        return dict(returned(what, got, dict, "a dict", PluginFailure))
+
+    def __getattr__(self, item: str) -> Any:
+        if item in ("inner", "what"):
+            raise AttributeError(item)
+        return getattr(self.inner, item)
 
 
 class HttpToolEnvs:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.plugin_calls import broke, is_foreign, plugin_code, returned, unit_rate
 from agents.registry import Registry, instances_of
 from sandbox.errors import ConfigError
 from sandbox.eval.steps.episode import StepEpisode
@@ -125,8 +126,14 @@ class ScoredMetric:
 
     def measure(self, episode: StepEpisode) -> dict[str, Measure]:
         """The metric's measures of ``episode``, in declared order (a left-out one: not
-        applicable); ``StepMetricError`` for a name it does not declare."""
-        got = self.metric.score(episode, self.options)
+        applicable); ``StepMetricError`` for a name it does not declare. A metric of the user's
+        own is called as plugin code (``agents.plugin_calls``: what it raises is one line naming
+        it) and what it gives is checked: a mapping of ``Measure``, each value None or a number
+        in [0, 1]."""
+        if not is_foreign(self.metric.score):
+            got = self.metric.score(episode, self.options)
+        else:
+            got = self._foreign(episode)
         declared = self.metric.measures
         if len(got) == len(declared) and tuple(got) == declared:
             return dict(got)
@@ -137,6 +144,22 @@ class ScoredMetric:
                 f"{', '.join(sorted(unknown))}; it declares {', '.join(declared)}"
             )
         return {m: got.get(m, NOT_APPLICABLE) for m in declared}
+
+    def _foreign(self, episode: StepEpisode) -> Mapping[str, Measure]:
+        what = f"step metric {self.name!r}"
+        with plugin_code(what, StepMetricError):
+            got = self.metric.score(episode, self.options)
+        got = returned(what, got, Mapping, "a mapping of measures", StepMetricError)
+        for name, measure in got.items():
+            if not isinstance(measure, Measure):
+                raise broke(
+                    what,
+                    f"measure {name!r} is a {type(measure).__name__}, not a Measure",
+                    StepMetricError,
+                )
+            if measure.value is not None:
+                unit_rate(what, f"measure {name!r}", measure.value, StepMetricError)
+        return got
 
 
 @dataclass(frozen=True)
