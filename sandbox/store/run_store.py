@@ -46,6 +46,7 @@ from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
 from sandbox.store.trajectory_file import (
     COMPRESSED,
+    MAX_LINE_BYTES,
     PLAIN,
     FrameWriter,
     is_compressed,
@@ -78,9 +79,10 @@ MANIFEST = "manifest.json"
 TRAJECTORIES = PLAIN
 SCORES = "scores.json"
 
-MAX_TRAJECTORY_LINE = 64 * 2**20
+MAX_TRAJECTORY_LINE = MAX_LINE_BYTES
 """The longest trajectory line (bytes) a run stores and its readers read: 64 MiB, some 250
-model replies at their own limit (``model.max_reply_bytes``)."""
+model replies at their own limit (``model.max_reply_bytes``); a compressed run's frame holds at
+most as much (``trajectory_file.MAX_FRAME_BYTES``)."""
 
 TOO_LARGE = "trajectory_too_large"
 """The ``end_reason`` of an episode stored without its steps: its line was over the limit."""

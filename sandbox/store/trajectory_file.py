@@ -9,7 +9,13 @@ A crash can leave a torn tail: bytes after the last newline of a plain file, an 
 frame of a compressed one. ``blocks`` stops before it, ``whole_end`` says where it starts (opening
 the file for appending cuts it there). A compressed file's frames are found by walking their
 headers (the frame header, then each block's 3-byte header, then the checksum), so finding the
-torn tail decompresses nothing. May import ``sandbox.errors`` only.
+torn tail decompresses nothing.
+
+A frame holds at most ``MAX_FRAME_BYTES`` of lines once decompressed (the 64 MiB a trajectory
+line may take, ``MAX_TRAJECTORY_LINE``): ``FrameWriter`` splits a larger group into several
+frames, and every reader decompresses a frame a chunk at a time and refuses (``RunError`` naming
+the file, the frame's offset and the limit) one that would inflate past it, so a 19 KB frame
+that inflates to 600 MB costs no more than the limit. May import ``sandbox.errors`` only.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from sandbox.errors import RunError
 
 __all__ = [
     "COMPRESSED",
+    "MAX_FRAME_BYTES",
+    "MAX_LINE_BYTES",
     "PLAIN",
     "Block",
     "FrameWriter",
@@ -42,6 +50,14 @@ __all__ = [
 
 PLAIN = "trajectories.jsonl"
 COMPRESSED = "trajectories.jsonl.zst"
+MAX_LINE_BYTES = 64 * 2**20
+"""The longest trajectory line (bytes, its newline included) a run stores and its readers read:
+64 MiB (``sandbox.store.run_store.MAX_TRAJECTORY_LINE``)."""
+MAX_FRAME_BYTES = MAX_LINE_BYTES
+"""The most bytes of lines one zstd frame holds decompressed; a frame that inflates past it is
+refused by every reader, unread beyond it."""
+_MAX_WINDOW = 1 << 26
+"""The largest zstd window a frame may ask of the decoder (the writer's level 3 asks 2 MiB)."""
 ZSTD_LEVEL = 3
 """zstd's default level: 3.6x on the default suite's lines one frame each, ~30 us a line."""
 _CHUNK = 1 << 20
@@ -86,7 +102,7 @@ def blocks(file: Path, start: int = 0) -> Iterator[Block]:
     with file.open("rb") as fh:
         fh.seek(start)
         if is_compressed(file):
-            dctx = zstandard.ZstdDecompressor()
+            dctx = _decompressor()
             for offset, frame in _frames(fh, start, file):
                 yield Block(offset, len(frame), _decompress(dctx, frame, file, offset))
         else:
@@ -105,7 +121,7 @@ def read_block(fh: BinaryIO, compressed: bool, offset: int, size: int) -> bytes:
     data = fh.read(size)
     if not compressed:
         return data
-    return _decompress(zstandard.ZstdDecompressor(), data, Path(fh.name), offset)
+    return _decompress(_decompressor(), data, Path(fh.name), offset)
 
 
 def whole_end(fd: int, compressed: bool) -> int:
@@ -124,18 +140,31 @@ def whole_end(fd: int, compressed: bool) -> int:
 
 
 class FrameWriter:
-    """Turns groups of whole lines into what is appended: the lines themselves, or one zstd
-    frame of them (with its content size and checksum, so a reader can tell a torn frame)."""
+    """Turns groups of whole lines into what is appended: the lines themselves, or zstd frames
+    of them (each with its content size and checksum, so a reader can tell a torn frame): one
+    frame, or as many as keep each within ``max_frame`` bytes of lines."""
 
-    def __init__(self, compressed: bool) -> None:
+    def __init__(self, compressed: bool, max_frame: int = MAX_FRAME_BYTES) -> None:
         self.compressed = compressed
+        self.max_frame = max_frame
         self._cctx = (
             zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True) if compressed else None
         )
 
     def encode(self, lines: Iterable[bytes]) -> bytes:
-        data = b"".join(lines)
-        return data if self._cctx is None else self._cctx.compress(data)
+        if self._cctx is None:
+            return b"".join(lines)
+        frames: list[bytes] = []
+        group: list[bytes] = []
+        size = 0
+        for line in lines:
+            if group and size + len(line) > self.max_frame:
+                frames.append(self._cctx.compress(b"".join(group)))
+                group, size = [], 0
+            group.append(line)
+            size += len(line)
+        frames.append(self._cctx.compress(b"".join(group)))
+        return b"".join(frames)
 
 
 _ID = re.compile(rb'"scenario_id":\s*("(?:[^"\\]|\\.)*")')
@@ -243,11 +272,38 @@ def _skippable(buf: bytes, pos: int) -> int | None:
     return end if end <= len(buf) else None
 
 
-def _decompress(dctx: zstandard.ZstdDecompressor, frame: bytes, file: Path, offset: int) -> bytes:
+def _decompressor() -> zstandard.ZstdDecompressor:
+    return zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW)
+
+
+def _decompress(
+    dctx: zstandard.ZstdDecompressor,
+    frame: bytes,
+    file: Path,
+    offset: int,
+    limit: int = MAX_FRAME_BYTES,
+) -> bytes:
+    """The lines of one frame, decompressed a chunk at a time: ``RunError`` for a frame that
+    does not decompress or would inflate past ``limit`` bytes (refused as soon as its header
+    says so, else once that much has come out: no more is held)."""
+    over = RunError(
+        f"{file}: byte {offset}: a zstd frame that inflates past {limit} bytes, the most a "
+        "frame of trajectory lines holds (MAX_TRAJECTORY_LINE); the file is not one a run wrote"
+    )
     try:
-        data = dctx.decompressobj().decompress(frame)
+        declared = zstandard.frame_content_size(frame)
+        if declared > limit:
+            raise over
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in dctx.read_to_iter(frame, read_size=1 << 16, write_size=1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise over
+            chunks.append(chunk)
     except zstandard.ZstdError as e:
         raise RunError(f"{file}: byte {offset}: a zstd frame that does not decompress ({e})") from e
+    data = b"".join(chunks)
     if data and not data.endswith(b"\n"):
         raise RunError(f"{file}: byte {offset}: a zstd frame that does not end a line")
     return data
