@@ -102,6 +102,7 @@ def _score(mode: str, path: Path, similarity: str) -> dict[str, Any]:
                     "results": {k: _clean(v) for k, v in m.results.items()},
                     "samples": m.samples,
                     "left_out": m.left_out,
+                    "left_out_reasons": m.left_out_reasons,
                 }
                 for m in models
             },
@@ -122,6 +123,7 @@ def _score(mode: str, path: Path, similarity: str) -> dict[str, Any]:
         "benchmark": "tooleyes",
         "models": {path.stem: {"means": scores.means, "counts": scores.counts}},
         "left_out": scores.left_out,
+        "skipped": scores.skipped,
     }
 
 
@@ -141,7 +143,7 @@ def _tables(mode: str, data: dict[str, Any]) -> list[Table]:
         elif mode == "ultratool":
             tables.append(_ultratool_table(model, body))
         else:
-            tables.append(_tooleyes_table(model, body, data["left_out"]))
+            tables.append(_tooleyes_table(model, body, data["left_out"], data["skipped"]))
     return tables
 
 
@@ -159,7 +161,18 @@ def _teval_tables(model: str, body: dict[str, Any], similarity: str) -> list[Tab
         summary.add_column(name, justify="right")
     summary.add_row(*(_cell(v, 100, 1) for v in body["table"].values()))
     summary.caption = f"cosines by {similarity}; n/a: a file the table needs is missing"
+    reasons = _reasons(r for by_key in body["left_out_reasons"].values() for r in by_key.items())
+    if reasons:
+        files.caption = f"left out: {reasons}"
     return [files, summary]
+
+
+def _reasons(pairs: Any) -> str:
+    """``reason (count); ...`` over ``(reason, count)`` pairs, equal reasons added up."""
+    total: dict[str, int] = {}
+    for reason, count in pairs:
+        total[reason] = total.get(reason, 0) + count
+    return "; ".join(f"{reason} ({count})" for reason, count in total.items())
 
 
 def _ultratool_table(model: str, body: dict[str, Any]) -> Table:
@@ -176,10 +189,15 @@ def _ultratool_table(model: str, body: dict[str, Any]) -> Table:
             str(f["left_out"]),
         )
     table.caption = "tool_usage: Levenshtein (local level); the others: accuracy"
+    reasons = _reasons(r for f in body.values() for r in f["left_out_reasons"].items())
+    if reasons:
+        table.caption += f"; left out: {reasons}"
     return table
 
 
-def _tooleyes_table(model: str, body: dict[str, Any], left_out: dict[str, int]) -> Table:
+def _tooleyes_table(
+    model: str, body: dict[str, Any], left_out: dict[str, int], skipped: dict[str, int]
+) -> Table:
     table = Table(title=f"ToolEyes (rule-based scores): {model}")
     table.add_column("scenario")
     first = next(iter(body["means"].values()))
@@ -192,4 +210,6 @@ def _tooleyes_table(model: str, body: dict[str, Any], left_out: dict[str, int]) 
             count += f" ({left_out[scenario]} without tool reality)"
         table.add_row(scenario, *(_cell(v) for v in means.values()), count)
     table.caption = "IF: format alignment; the GPT-4-judged scores are not computed"
+    if skipped:
+        table.caption += f"; left out: {_reasons(skipped.items())}"
     return table

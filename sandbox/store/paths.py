@@ -4,7 +4,7 @@ bounded size).
 
 A cache file (``--model-cache``, ``--judge-cache``) is made when first written, maybe long after
 the command started, and only if the run needs it; a path that can never be a file (a folder, or
-one below a file) is refused when the setting is read instead. Imports nothing of the project.
+one below a file) is refused when the setting is read instead. Imports ``input_files`` only.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+
+from sandbox.store.input_files import read_upto
 
 __all__ = ["read_regular_file", "usable_file_path"]
 
@@ -41,7 +43,7 @@ def read_regular_file(path: str | Path, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ValueError(f"{path} is not a regular file")
-        data = fh.read(limit + 1)
+        data = read_upto(fh, limit)
     if len(data) > limit:
         raise ValueError(f"{path} is over {limit} bytes, the most it may hold")
     return data

@@ -16,8 +16,9 @@ Where the reference code raises on an input (it then has no value), the function
 ``NoReferenceValue`` or complete the rule as each module documents; docs/evaluation.md lists
 every such case. How a trajectory or a probe answer becomes these inputs is the business of the
 step metrics (``sandbox.eval.steps.teval_metrics`` ...) and of the probe. Pure but for the
-``*_files`` modules, which read files; imports no other project module (rapidfuzz for the edit
-distance, networkx for T-Eval's matching).
+``*_files`` modules, which read files (through ``sandbox.store.input_files``, the one bounded
+reader of files from elsewhere) a record at a time within ``record_limits``; imports no other
+project module (rapidfuzz for the edit distance, networkx for T-Eval's matching).
 """
 
 from __future__ import annotations

@@ -17,13 +17,12 @@ on the whole file. Reads files; the scoring is ``teval``'s.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.record_limits import LeftOut, each, too_large
 from sandbox.eval.benchmarks.rounding import np_round
 from sandbox.eval.benchmarks.teval import (
     Cosine,
@@ -34,6 +33,7 @@ from sandbox.eval.benchmarks.teval import (
     teval_table,
 )
 from sandbox.eval.benchmarks.teval_plan import PlanOptions, plan_sample
+from sandbox.store.input_files import read_json
 
 __all__ = ["FILES", "TevalModel", "read_teval", "score_file"]
 
@@ -68,6 +68,7 @@ class TevalModel:
     results: dict[str, dict[str, float]] = field(default_factory=dict)
     samples: dict[str, int] = field(default_factory=dict)
     left_out: dict[str, int] = field(default_factory=dict)
+    left_out_reasons: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def table(self) -> dict[str, float]:
@@ -85,48 +86,65 @@ def read_teval(folder: Path, cosine: Cosine) -> list[TevalModel]:
     """Every model's T-Eval files in ``folder`` (not its subfolders), scored; ``ValueError``
     naming the file for one that is not T-Eval's samples object."""
     models: dict[str, TevalModel] = {}
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+    for path in sorted(p for p in folder.iterdir() if not p.is_dir()):
         found = _kind(path.name)
         if found is None:
             continue
         kind, model = found
         data = _samples(path)
         entry = models.setdefault(model, TevalModel(model))
-        figures, scored, left = score_file(kind, data, cosine)
+        left = LeftOut()
+        figures, scored, _ = score_file(kind, data, cosine, left)
         entry.results[kind.key] = figures
         entry.samples[kind.key] = scored
-        entry.left_out[kind.key] = left
+        entry.left_out[kind.key] = len(left)
+        entry.left_out_reasons[kind.key] = left.as_dict()
     return list(models.values())
 
 
 def _samples(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: not a T-Eval prediction file ({e})") from e
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError(f"{path}: not a T-Eval prediction file (an object of samples by id)")
+    """The samples of a T-Eval file: an object of objects; ``ValueError`` naming the file and
+    the first sample that is not one."""
+    data = read_json(path)  # InputFileError, a ValueError naming the file
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{path}: not a T-Eval prediction file (an object of samples by id, not a "
+            f"{type(data).__name__})"
+        )
+    for key, sample in data.items():
+        if not isinstance(sample, dict):
+            raise ValueError(
+                f"{path}: sample {key!r} is a {type(sample).__name__}, not an object (T-Eval's "
+                "prediction, ground_truth, template, meta_data)"
+            )
     return data
 
 
 def score_file(
-    kind: FileKind, data: Mapping[str, Mapping[str, Any]], cosine: Cosine
+    kind: FileKind,
+    data: Mapping[str, Mapping[str, Any]],
+    cosine: Cosine,
+    left_out: LeftOut | None = None,
 ) -> tuple[dict[str, float], int, int]:
-    """``(figures, samples scored, samples left out)`` of one file, as its evaluator gives."""
+    """``(figures, samples scored, samples left out)`` of one file, as its evaluator gives (the
+    reasons of those left out counted in ``left_out``)."""
     scorer: Callable[[Mapping[str, Any]], dict[str, float]] = {
         "instruct": _instruct,
         "plan": lambda d: _plan(d, cosine, kind.default_format),
         "rru": lambda d: _rru(d, cosine, kind),
         "review": _review,
     }[kind.evaluator]
-    rows: list[dict[str, float]] = []
-    left = 0
-    for datum in data.values():
-        try:
-            rows.append(scorer(datum))
-        except (NoReferenceValue, KeyError, TypeError):
-            left += 1
-    return _post_process(kind, rows), len(rows), left
+    left = LeftOut() if left_out is None else left_out
+
+    def bounded(datum: Mapping[str, Any]) -> dict[str, float]:
+        too_large(datum.get("prediction"), "a reply")
+        template = datum.get("template")
+        for part in template.values() if isinstance(template, dict) else [template]:
+            too_large(part, "a template")
+        return scorer(datum)
+
+    rows = each(data.values(), bounded, left, raises="T-Eval's code raises")
+    return _post_process(kind, rows), len(rows), len(left)
 
 
 def _instruct(datum: Mapping[str, Any]) -> dict[str, float]:

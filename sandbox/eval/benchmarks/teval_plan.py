@@ -32,7 +32,9 @@ loads; here a plan without ``prev`` has no dependencies (``[]``), which is what 
 arithmetic then gives.
 
 Where T-Eval raises (a plan that is only ``FinishAction``, so nothing is left to match) there is
-no reference value: ``NoReferenceValue``. Pure; networkx is imported when a plan needs a search.
+no reference value: ``NoReferenceValue``; a reply over ``record_limits.MAX_REPLY_CHARS`` or a plan
+over ``MAX_PLAN_STEPS`` steps is not scored either (``TooLarge``). Pure; networkx is imported
+when a plan needs a search.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.record_limits import MAX_PLAN_STEPS, TooLarge, too_large
 from sandbox.eval.benchmarks.teval import Cosine, cosine_matrix
 from sandbox.eval.benchmarks.teval_parse import format_load
 
@@ -119,6 +122,8 @@ def plan_sample(
     """One datum of ``PlanningEvaluator`` (``prediction``, ``ground_truth``, ``meta``)."""
     meta = datum.get("meta")
     fmt = meta.get("prompt_type", default_format) if meta is not None else default_format
+    too_large(datum["prediction"], "a reply")
+    too_large(datum["ground_truth"], "a gold plan")
     gold = load_plan(datum["ground_truth"])
     if fmt == "json":
         pred = load_plan(datum["prediction"])
@@ -128,6 +133,11 @@ def plan_sample(
         pred = str_plan(datum["prediction"], meta["API_list"])
     else:
         raise NoReferenceValue(f"plan prompt type {fmt!r} is not reproduced (json and str are)")
+    for plan, whose in ((pred, "predicted"), (gold, "gold")):
+        if len(plan) > MAX_PLAN_STEPS:
+            raise TooLarge(
+                f"a {whose} plan of {len(plan)} steps, over the {MAX_PLAN_STEPS} a plan may take"
+            )
     if options.strategy == "permutation":
         p, r, f = permutation_match(pred, gold)
     else:

@@ -11,19 +11,24 @@ scenarios is scored twice, on the same record); ids are told apart as Python's `
 overall figure is each scenario's mean times its count, summed in ToolEyes' scenario order (TG, RS,
 DU, PL, AM, IR, FT) and divided by the total. Records without a scenario are grouped under ``-``,
 and scenarios ToolEyes does not name come after its own (its pipeline raises on both). A
-conversation on which ToolEyes' code raises has no tool reality and is left out of that mean
-(counted). Reads a file; the scoring is ``tooleyes``'s.
+conversation on which ToolEyes' tool-reality code raises has no tool reality and is left out of
+that mean (counted); one on which its format code raises, or that runs over a limit of
+``record_limits``, is left out altogether (``skipped``, with the reasons). A file that is not
+ToolEyes' (not a regular file, neither a JSON list nor JSON lines, a record that is not an object
+with a list of conversations) is a ``ValueError`` naming the file and the record. The file is
+read by ``sandbox.store.input_files``; the scoring is ``tooleyes``'s.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.record_limits import LeftOut, each, too_large
 from sandbox.eval.benchmarks.tooleyes import format_alignment, tool_reality
+from sandbox.store.input_files import InputFileError, parse_json, read_input
 
 __all__ = ["MEASURES", "ToolEyesScores", "read_tooleyes"]
 
@@ -37,6 +42,8 @@ class ToolEyesScores:
     means: dict[str, dict[str, float | None]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     left_out: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Conversations left out altogether, by reason (ToolEyes' code raises, a limit)."""
 
 
 SCENARIOS = ("TG", "RS", "DU", "PL", "AM", "IR", "FT")
@@ -51,10 +58,12 @@ def read_tooleyes(path: Path) -> ToolEyesScores:
         ids.setdefault(_scenario(record), _Ids()).add(record.get("id"))
     order = [s for s in SCENARIOS if s in ids] + [s for s in ids if s not in SCENARIOS]
     out = ToolEyesScores()
+    skipped = LeftOut()
     weighted: dict[str, float] = dict.fromkeys(MEASURES, 0.0)
     counted: dict[str, int] = dict.fromkeys(MEASURES, 0)
     for scenario in order:
-        rows = [_row(r["conversations"]) for r in _first_records(records, ids[scenario])]
+        conversations = [r["conversations"] for r in _first_records(records, ids[scenario])]
+        rows = each(conversations, _row, skipped, raises="ToolEyes' code raises")
         _summarise(out, scenario, rows)
         for measure in MEASURES:
             n = sum(1 for r in rows if r[measure] is not None)
@@ -65,6 +74,7 @@ def read_tooleyes(path: Path) -> ToolEyesScores:
     out.means["overall"] = {m: weighted[m] / counted[m] if counted[m] else None for m in MEASURES}
     out.counts["overall"] = sum(out.counts.values())
     out.left_out["overall"] = sum(out.left_out.values())
+    out.skipped = skipped.as_dict()
     return out
 
 
@@ -105,21 +115,34 @@ def _first_records(records: list[dict[str, Any]], wanted: _Ids) -> list[dict[str
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    text = path.read_text(encoding="utf-8")
+    data = read_input(path)  # InputFileError (a ValueError) naming the file
     try:
-        data = json.loads(text)
-        records = data if isinstance(data, list) else [data]
-    except ValueError:
-        try:
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError as e:
-            raise ValueError(f"{path}: neither a JSON list nor JSON lines ({e})") from e
-    if not all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in records):
-        raise ValueError(f"{path}: records need a list of conversations (ToolEyes' inference)")
+        whole = parse_json(data, str(path))
+        records = whole if isinstance(whole, list) else [whole]
+        where = "item"
+    except InputFileError as e:
+        lines = [line for line in data.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise ValueError(f"{e} (neither a JSON list nor JSON lines)") from e
+        records = [parse_json(line, f"{path}: line {n}") for n, line in enumerate(lines, 1)]
+        where = "line"
+    for n, record in enumerate(records, 1):
+        if not isinstance(record, dict):
+            problem = f"is a {type(record).__name__}, not an object"
+        elif not isinstance(record.get("conversations"), list):
+            problem = "has no list of conversations"
+        else:
+            continue
+        raise ValueError(
+            f"{path}: {where} {n} {problem} (ToolEyes' inference writes records of id, "
+            "conversations, path and scenario)"
+        )
     return records
 
 
 def _row(conversation: list[dict[str, Any]]) -> dict[str, float | None]:
+    for message in conversation:
+        too_large(message.get("value") if isinstance(message, dict) else None, "a message")
     fa = format_alignment(conversation)
     try:
         reality: float | None = tool_reality(conversation)

@@ -8,18 +8,20 @@ model's reply (``ultratool_parse``: GPT models' layout or the others'). ``read_u
 a model folder, or a folder of model folders, and gives per model the figures UltraTool's scripts
 print (rounded to 4 places as they round them) and how many replies were bad JSON.
 
-A sample on which UltraTool's code raises is left out and counted (``left_out``): UltraTool would
-stop on the whole file. Reads files; the scoring is ``ultratool``'s.
+A sample on which UltraTool's code raises is left out and counted (``left_out``, the reasons in
+``left_out_reasons``): UltraTool would stop on the whole file; so is one that runs over a limit
+of ``record_limits``. A line that is not JSON or not an object is a ``ValueError`` naming the
+file and the line. Files are read by ``sandbox.store.input_files`` (bounded, regular files
+only); the scoring is ``ultratool``'s.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.eval.benchmarks import NoReferenceValue
+from sandbox.eval.benchmarks.record_limits import LeftOut, each
 from sandbox.eval.benchmarks.rounding import np_round, py_round
 from sandbox.eval.benchmarks.ultratool import (
     aware_lists,
@@ -29,6 +31,7 @@ from sandbox.eval.benchmarks.ultratool import (
     select_lists,
 )
 from sandbox.eval.benchmarks.ultratool_parse import Collected, collect
+from sandbox.store.input_files import json_lines
 
 __all__ = ["TASKS", "UltraToolModel", "read_ultratool", "score_task"]
 
@@ -50,6 +53,7 @@ class TaskFigures:
     samples: int
     bad_json: int
     left_out: int
+    left_out_reasons: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,49 +70,52 @@ def read_ultratool(folder: Path) -> list[UltraToolModel]:
 
 
 def _has_files(folder: Path) -> bool:
-    return any((folder / f"{task}.json").is_file() for task in TASKS)
+    return any((folder / f"{task}.json").exists() for task in TASKS)
 
 
 def _model(folder: Path) -> UltraToolModel:
     model = UltraToolModel(folder.name)
     for task, kind in TASKS.items():
         path = folder / f"{task}.json"
-        if path.is_file():
-            read = collect(_records(path), "param" if kind == "param" else "aware")
-            model.tasks[task] = score_task(kind, read)
+        if path.exists():
+            left = LeftOut()
+            read = collect(_records(path), "param" if kind == "param" else "aware", left)
+            model.tasks[task] = score_task(kind, read, left)
     return model
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
+    """The records of one file: JSON lines, each an object (``ValueError`` naming the line)."""
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            records.append(json.loads(line))
-        except ValueError as e:
-            raise ValueError(f"{path}: line {number} is not JSON ({e})") from e
+    for number, record in json_lines(path):
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path}: line {number} is a {type(record).__name__}, not an object (an "
+                "UltraTool record)"
+            )
+        records.append(record)
     return records
 
 
-def score_task(kind: str, read: Collected) -> TaskFigures:
-    """One file's figures as UltraTool's script prints them (``kind``: param, select or aware)."""
+def score_task(kind: str, read: Collected, left: LeftOut | None = None) -> TaskFigures:
+    """One file's figures as UltraTool's script prints them (``kind``: param, select or aware);
+    a sample UltraTool's code raises on is left out and counted in ``left``."""
+    left = LeftOut() if left is None else left
     samples = list(zip(read.preds, read.goldens, strict=True))
-    kept: list[Any] = []
-    left = 0
-    for pred, golden in samples:
-        try:
-            kept.append(_sample(kind, pred, golden))
-        except (NoReferenceValue, KeyError, TypeError):
-            left += 1
+    kept: list[Any] = each(
+        samples, lambda s: _sample(kind, s[0], s[1]), left, raises="UltraTool's code raises"
+    )
     if kind == "param":
         flat = param_accuracy([(p, g) for p, g in kept])
-        return TaskFigures(np_round(flat), None, len(kept), read.bad, left)
+        return TaskFigures(np_round(flat), None, len(kept), read.bad, len(left), left.as_dict())
     figures = list_accuracy(kept)
     return TaskFigures(
         np_round(figures.element_accuracy),  # scikit-learn's accuracy_score: a numpy float
         py_round(figures.list_accuracy),  # sum(...) / len(...): a Python float
         len(kept),
         read.bad,
-        left,
+        len(left),
+        left.as_dict(),
     )
 
 

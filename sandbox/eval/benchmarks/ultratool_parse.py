@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from sandbox.eval.benchmarks import NoReferenceValue
 from sandbox.eval.benchmarks.python_expr import evaluate
+from sandbox.eval.benchmarks.record_limits import LeftOut, each, too_large
 
 __all__ = ["Collected", "Collector", "collect", "tidy"]
 
@@ -123,6 +124,7 @@ class Collector:
         gpt = "data" in record
         golden = record["data"]["reference"] if gpt else record["question"]["reference"]
         reply = record["init output"] if gpt else record["total output"]["init output"][0]
+        too_large(reply, "a reply")
         if isinstance(reply, list):
             if not reply:
                 raise NoReferenceValue("UltraTool reads the first item of an empty reply list")
@@ -153,6 +155,15 @@ class Collector:
             self.pred = []
         self.out.preds.append(self.pred)
         self.out.goldens.append(golden)
+
+    def state(self) -> tuple[Any, ...]:
+        """What ``add`` changes, to put back after a record that failed half way."""
+        out = self.out
+        return (self.ok, self.pred, self.candidate, len(out.preds), len(out.goldens), out.bad)
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        self.ok, self.pred, self.candidate, preds, goldens, self.out.bad = state
+        del self.out.preds[preds:], self.out.goldens[goldens:]
 
     # -- one attempt: build a candidate (it may raise), eval it ---------------------------------
 
@@ -213,9 +224,19 @@ class Collector:
         return text[: cut + keep] + "]"
 
 
-def collect(records: Iterable[Mapping[str, Any]], kind: Kind) -> Collected:
-    """Every record of a prediction file read as UltraTool's collector reads it."""
+def collect(
+    records: Iterable[Mapping[str, Any]], kind: Kind, left_out: LeftOut | None = None
+) -> Collected:
+    """Every record of a prediction file read as UltraTool's collector reads it. With
+    ``left_out``, a record on which UltraTool's code raises (or that runs over a limit of
+    ``record_limits``) is left out and counted there, the collector's state as it was before
+    it; without, it raises."""
     collector = Collector(kind)
     for record in records:
-        collector.add(record)
+        if left_out is None:
+            collector.add(record)
+            continue
+        saved = collector.state()
+        if not each([record], collector.add, left_out, raises="UltraTool's code raises"):
+            collector.restore(saved)
     return collector.out
