@@ -31,6 +31,7 @@ from sandbox.commands.eval import (
 from sandbox.errors import RunError
 from sandbox.eval.headline import headline
 from sandbox.eval.report import print_table, write_report
+from sandbox.store.input_files import read_json
 
 
 def register(subparsers: Any) -> None:
@@ -50,8 +51,8 @@ def _old_pass_rate(run: Path) -> float | None:
     """The pass rate the run's earlier ``scores.json`` held (None when unknown, or over no
     episode)."""
     try:
-        data = json.loads((run / "scores.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(run / "scores.json")
+    except ValueError:  # absent, a FIFO, a device, not JSON: InputFileError
         return None
     rate = data.get("pass_rate") or data.get("summary", {}).get("pass_rate")
     while isinstance(rate, dict):

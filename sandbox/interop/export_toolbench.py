@@ -51,6 +51,7 @@ from sandbox.interop.finish import finish_answer
 from sandbox.interop.observations import parse_observation
 from sandbox.interop.suite_writer import file_slug
 from sandbox.store import read_trajectories
+from sandbox.store.input_files import InputFileError, json_text, read_json
 from sandbox.store.run_store import write_new
 
 __all__ = [
@@ -246,15 +247,15 @@ def read_converted(path: Path) -> list[Trajectory]:
     out: list[Trajectory] = []
     for f in files:
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise SandboxError(f"{f}: not a converted-answer file ({e})") from None
+            data = read_json(f)
+        except InputFileError as e:  # not a regular file, not JSON, nested too deep
+            raise SandboxError(f"not a converted-answer file: {e}") from None
         if not isinstance(data, dict):
             raise SandboxError(f"{f}: a converted-answer file maps query ids to answers")
         for qid, entry in data.items():
             try:
                 out.append(_trajectory(f.stem, str(qid), entry))
-            except (ValueError, KeyError, TypeError) as e:
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
                 raise SandboxError(f"{f}: entry {qid!r}: {e}") from None
     return out
 
@@ -274,7 +275,7 @@ def _node(node_id: int, parent: int | None, depth: int, item: dict[str, Any]) ->
     msg = _tool_message(item.get("message"))
     arguments = str(msg.get("arguments") or "")
     if msg["name"] == FINISH:
-        args = json.loads(arguments) if arguments.strip() else {}
+        args = json_text(arguments) if arguments.strip() else {}
         return_type = str(args.get("return_type") or GIVE_UP)
         return Node(
             id=node_id,
@@ -288,7 +289,7 @@ def _node(node_id: int, parent: int | None, depth: int, item: dict[str, Any]) ->
             ),
         )
     try:
-        parsed = json.loads(arguments) if arguments.strip() else {}
+        parsed = json_text(arguments) if arguments.strip() else {}
     except json.JSONDecodeError:
         parsed = None
     content = str(msg.get("response") or "")

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from agents.toolenv import GIVE_ANSWER
+from sandbox.store.input_files import json_text
 
 __all__ = ["finish_answer"]
 
@@ -25,7 +26,7 @@ def finish_answer(text: Any) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     try:
-        args = json.loads(text)
+        args = json_text(text)
     except json.JSONDecodeError:
         return text
     if not isinstance(args, dict):

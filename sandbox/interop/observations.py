@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mock_tools.models import Response
+from sandbox.store.input_files import json_text
 
 __all__ = [
     "TOOLBENCH_CUT_MARK",
@@ -57,8 +58,8 @@ def render_observation(error: str, response: Any) -> str:
 def parse_observation(text: str) -> ParsedObservation | None:
     """Decode an observation text, whole or cut; None when it is neither."""
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        data = json_text(text)
+    except json.JSONDecodeError:
         return _parse_cut(text)
     if isinstance(data, dict) and "response" in data:
         error = data.get("error", "")

@@ -37,6 +37,7 @@ from sandbox.interop.suite_writer import dump_yaml, write_recordings
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_functions import kept_parameters, toolbench_function
 from sandbox.interop.toolbench_queries import toolbench_meta
+from sandbox.store.input_files import InputFileError, json_text, read_json
 
 __all__ = ["LARGE_CACHE", "import_stb_cache", "invalid_reason", "parse_cache_key"]
 
@@ -53,7 +54,7 @@ def parse_cache_key(key: str) -> dict[str, Any]:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         try:
-            value = json.loads(text)
+            value = json_text(text)
         except json.JSONDecodeError:
             raise ValueError("neither a Python literal nor JSON") from None
     if not isinstance(value, dict):
@@ -65,7 +66,7 @@ def cached_response(value: Any) -> Response:
     """A cached observation as a recorded response (same rule as ToolBench observations)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = json_text(value)
         except json.JSONDecodeError:
             return Response(ok=True, body=value)
     if isinstance(value, dict) and "response" in value and set(value) <= {"error", "response"}:
@@ -113,7 +114,7 @@ def invalid_reason(value: Any) -> str | None:
     """
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = json_text(value)
         except json.JSONDecodeError:
             return "not an observation object"
     if not isinstance(value, dict) or "response" not in value or value.get("error", None) != "":
@@ -183,8 +184,8 @@ def import_stb_cache(
         category, tool_folder, api_name = f.parent.parent.name, f.parent.name, f.stem
         tool_name = _tool_of(tool_folder, category)
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = read_json(f)
+        except InputFileError as e:  # not a regular file, not JSON, nested too deep
             summary.skip(str(f), f"malformed cache file: {e}")
             continue
         if not isinstance(data, dict):

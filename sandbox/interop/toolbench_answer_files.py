@@ -47,6 +47,7 @@ from sandbox.interop.toolbench_functions import api_from_function
 from sandbox.interop.toolbench_queries import ToolCatalog
 from sandbox.interop.toolbench_settings import EpisodeSettings, Settled, dfs_candidates
 from sandbox.interop.toolbench_tree import ObservedCall, Offered, TurnReader
+from sandbox.store.input_files import InputFileError, read_json
 
 __all__ = ["RECORDED_AT", "UNKNOWN_CATEGORY", "AnswerEpisode", "answer_files", "read_answer_file"]
 
@@ -113,9 +114,9 @@ def read_answer_file(
 ) -> list[AnswerEpisode]:
     """The episodes of one file; ``ValueError`` (the reason) when it is not an answer file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"not JSON ({e})") from None
+        data = read_json(path)
+    except InputFileError as e:  # not a regular file, not JSON, nested too deep
+        raise ValueError(str(e).removeprefix(f"{path}: ")) from None
     if not isinstance(data, dict):
         raise ValueError("not a ToolBench answer file: the top level is not an object")
     if isinstance(data.get("answer_generation"), dict):

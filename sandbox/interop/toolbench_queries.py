@@ -28,6 +28,7 @@ from sandbox.errors import ConfigError, SandboxError
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
 from sandbox.interop.toolbench_functions import kept_parameters, toolbench_function
+from sandbox.store.input_files import InputFileError, read_json
 
 __all__ = ["ToolCatalog", "import_queries", "task_group", "tool_categories", "toolbench_meta"]
 
@@ -114,12 +115,12 @@ def task_group(stem: str) -> str:
 
 
 def read_query_file(path: Path) -> list[Any]:
+    if not path.exists() and not path.is_symlink():
+        raise SandboxError(f"{path}: no such file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SandboxError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SandboxError(f"{path}: not a JSON query file ({e})") from None
+        data = read_json(path)
+    except InputFileError as e:  # not a regular file, not JSON, nested too deep
+        raise SandboxError(f"not a JSON query file: {e}") from None
     if not isinstance(data, list):
         raise SandboxError(f"{path}: a query file is a JSON list of queries")
     return data

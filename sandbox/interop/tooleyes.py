@@ -12,7 +12,6 @@ that says why, and writes nothing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from mock_tools.models import ApiRef, ApiSpec, SuiteMeta, Task, ToolSpec
 from sandbox.errors import SandboxError
 from sandbox.interop.suite_writer import write_suite
 from sandbox.interop.summary import ImportSummary
+from sandbox.store.input_files import InputFileError, read_json
 
 __all__ = ["import_tooleyes"]
 
@@ -54,8 +54,8 @@ def import_tooleyes(root: Path, out: Path, name: str | None = None) -> ImportSum
         sub, category = f.parent.name, f.parent.parent.name
         tool_name = sub if sub not in names else f"{category}_{sub}"
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            data = read_json(f)
+        except InputFileError as e:  # not a regular file, not JSON, nested too deep
             summary.skip(str(f), f"malformed file: {e}")
             continue
         apis: dict[str, ApiSpec] = {}
@@ -114,8 +114,8 @@ def _scenario_tasks(
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = read_json(path)
+    except InputFileError as e:
         summary.skip(str(path), f"malformed scenario file: {e}")
         return {}
     tasks: dict[str, list[Task]] = {}

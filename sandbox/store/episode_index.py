@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -30,6 +31,7 @@ from sandbox.store.trajectory_file import (
     blocks,
     is_compressed,
     line_key,
+    open_run_file,
     read_block,
     trajectories_file,
 )
@@ -127,6 +129,8 @@ class EpisodeIndex:
         except FileNotFoundError:
             self._restart(None)
             return self
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader, a device never end
+            raise RunError(f"{self.path}: not a regular file")
         file_id = (st.st_dev, st.st_ino)
         if file_id != self._file_id or st.st_size < self._done:
             self._restart(file_id)
@@ -190,7 +194,7 @@ class EpisodeIndex:
         """Every episode's digest, in file order of its latest line (each line parsed once)."""
         missing = [k for k in self._where if k not in self._digests]
         if missing:
-            with open(self.path, "rb") as fh:
+            with open_run_file(self.path) as fh:
                 for key in missing:
                     self._digests[key] = self._digest_of(fh, key)
         return [self._digests[k] for k in self._where]
@@ -200,7 +204,7 @@ class EpisodeIndex:
         if key not in self._where:
             return None
         if key not in self._digests:
-            with open(self.path, "rb") as fh:
+            with open_run_file(self.path) as fh:
                 self._digests[key] = self._digest_of(fh, key)
         return self._digests[key]
 
@@ -214,6 +218,6 @@ class EpisodeIndex:
         """The full trajectory of one episode, read from its line alone (None if absent)."""
         if key not in self._where:
             return None
-        with open(self.path, "rb") as fh:
+        with open_run_file(self.path) as fh:
             line = self._line(fh, key)
         return parse_trajectory_line(line, f"{self.path}:{self._where[key].line}")

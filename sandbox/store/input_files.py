@@ -12,7 +12,10 @@ for nothing. Every one is read here:
 - ``read_json(path)``: its one JSON document, read with Python's reader as the benchmarks' own
   scripts read them (``NaN`` included), nested at most ``MAX_JSON_DEPTH`` deep;
 - ``json_lines(path)``: its JSON lines, each with its line number, each at most
-  ``MAX_JSON_LINE_BYTES`` and ``MAX_JSON_DEPTH`` deep; blank lines skipped.
+  ``MAX_JSON_LINE_BYTES`` and ``MAX_JSON_DEPTH`` deep; blank lines skipped;
+- ``json_text(text)``: JSON text found inside such a file (a ToolBench observation, a cache
+  key, a Finish call's arguments), read as ``json.loads`` reads it, nesting too deep being a
+  ``json.JSONDecodeError`` like any other text that is not JSON (never a ``RecursionError``).
 
 Whatever is wrong is an ``InputFileError`` (a ``ValueError``) in one line naming the file (and
 the line): not a regular file, over the limit, not UTF-8, not JSON (with where), nested too
@@ -35,6 +38,7 @@ __all__ = [
     "InputFileError",
     "json_depth",
     "json_lines",
+    "json_text",
     "open_regular",
     "parse_json",
     "read_input",
@@ -146,6 +150,19 @@ def parse_json(data: bytes, where: str) -> Any:
     if json_depth(value) > MAX_JSON_DEPTH:
         raise too_deep
     return value
+
+
+def json_text(text: str | bytes) -> Any:
+    """``json.loads(text)`` for text from elsewhere (module doc)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        if json_depth(value) <= MAX_JSON_DEPTH:
+            return value
+    shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+    raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", shown, 0)
 
 
 def json_depth(value: Any) -> int:

@@ -42,6 +42,7 @@ from sandbox.errors import RunError
 from sandbox.store.config import RECORDED, check_run_id
 from sandbox.store.error_text import first_error
 from sandbox.store.gc_pause import paused_gc
+from sandbox.store.input_files import InputFileError, read_input
 from sandbox.store.lock import RunLock
 from sandbox.store.manifest import EpisodeKey, Manifest
 from sandbox.store.trajectory_file import (
@@ -136,10 +137,10 @@ class RunStore:
         if not file.is_file():
             raise RunError(f"{path} is not a run folder (no {MANIFEST})")
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_input(file).decode("utf-8")
             manifest = Manifest.model_validate_json(text, context=RECORDED)
-        except OSError as e:
-            raise RunError(f"{file}: cannot read the manifest: {e.strerror or e}") from e
+        except InputFileError as e:  # a FIFO, a device, no permission: refused unread
+            raise RunError(f"cannot read the manifest: {e}") from e
         except ValidationError as e:
             raise RunError(f"{file}: not a valid manifest: {first_error(e)}") from e
         except ValueError as e:  # not UTF-8

@@ -15,7 +15,10 @@ A frame holds at most ``MAX_FRAME_BYTES`` of lines once decompressed (the 64 MiB
 line may take, ``MAX_TRAJECTORY_LINE``): ``FrameWriter`` splits a larger group into several
 frames, and every reader decompresses a frame a chunk at a time and refuses (``RunError`` naming
 the file, the frame's offset and the limit) one that would inflate past it, so a 19 KB frame
-that inflates to 600 MB costs no more than the limit. May import ``sandbox.errors`` only.
+that inflates to 600 MB costs no more than the limit. A trajectories file is read only when it
+is a regular file (``open_run_file``: a FIFO would block the reader, ``/dev/zero`` never end),
+and a plain line is never held past the same limit. May import ``sandbox.errors`` and
+``sandbox.store.input_files`` only.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import BinaryIO
 import zstandard
 
 from sandbox.errors import RunError
+from sandbox.store.input_files import InputFileError, open_regular
 
 __all__ = [
     "COMPRESSED",
@@ -43,6 +47,7 @@ __all__ = [
     "is_compressed",
     "iter_lines",
     "line_key",
+    "open_run_file",
     "read_block",
     "trajectories_file",
     "whole_end",
@@ -66,12 +71,19 @@ _SKIPPABLE = 0x184D2A50  # .. 0x184D2A5F: a skippable frame (4-byte magic, 4-byt
 
 
 def trajectories_file(folder: Path, compress: bool = False) -> Path:
-    """The trajectories file of a run folder: the one that exists (the compressed one when both
-    do), else the one ``compress`` asks for."""
+    """The trajectories file of a run folder: the one that exists, else the one ``compress``
+    asks for. A run writes one of the two; a folder holding both (a stale compressed file
+    beside the run's plain one, or the other way round) is a ``RunError`` naming both, never
+    one read silently in place of the other."""
     zst, plain = folder / COMPRESSED, folder / PLAIN
-    if zst.exists():
+    if os.path.lexists(zst) and os.path.lexists(plain):
+        raise RunError(
+            f"{folder} holds both {PLAIN} and {COMPRESSED}; a run writes one of them: move "
+            "away the one its manifest does not name (output.compress)"
+        )
+    if os.path.lexists(zst):
         return zst
-    if plain.exists() or not compress:
+    if os.path.lexists(plain) or not compress:
         return plain
     return zst
 
@@ -97,9 +109,9 @@ class Block:
 def blocks(file: Path, start: int = 0) -> Iterator[Block]:
     """The blocks of whole lines from byte ``start`` (a block boundary) on, in file order; a torn
     tail is left out. A compressed file's block is one frame; a plain file's, a run of lines."""
-    if not file.exists():
+    if not os.path.lexists(file):
         return
-    with file.open("rb") as fh:
+    with open_run_file(file) as fh:
         fh.seek(start)
         if is_compressed(file):
             dctx = _decompressor()
@@ -107,6 +119,15 @@ def blocks(file: Path, start: int = 0) -> Iterator[Block]:
                 yield Block(offset, len(frame), _decompress(dctx, frame, file, offset))
         else:
             yield from _plain_blocks(fh, start)
+
+
+def open_run_file(file: Path) -> BinaryIO:
+    """``file`` opened for reading when it is a regular file; a FIFO, a device, a folder (or a
+    link to one) is a ``RunError``, unread (``sandbox.store.input_files.open_regular``)."""
+    try:
+        return open_regular(file)
+    except InputFileError as e:
+        raise RunError(str(e)) from None
 
 
 def iter_lines(file: Path) -> Iterator[bytes]:
@@ -197,6 +218,11 @@ def _plain_blocks(fh: BinaryIO, start: int) -> Iterator[Block]:
             yield Block(offset, end, data[:end])
             offset += end
         rest = data[end:]
+        if len(rest) > MAX_LINE_BYTES:  # no line is this long: never hold more of it
+            raise RunError(
+                f"{fh.name}: byte {offset}: a line over {MAX_LINE_BYTES} bytes, the most a "
+                "trajectory line may take (MAX_TRAJECTORY_LINE)"
+            )
 
 
 def _last_newline_end(fd: int, size: int) -> int:

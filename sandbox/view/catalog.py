@@ -5,14 +5,14 @@ A run is a folder holding ``manifest.json``, found under the root down to ``MAX_
 URLs, is its path relative to the root with ``/`` separators; a key is only ever looked up among
 the runs found, never joined to a path, so no request can name a folder outside the root.
 
-Listing reads ``manifest.json`` and ``scores.json`` and nothing else (a run still going also has
-its finished lines counted). Of ``scores.json`` it validates the summary only (``ScoresHead``:
-the fields of ``RunScores`` the index shows, the pass rate shown through
-``sandbox.eval.headline`` as every command shows it), not the label of every episode; the whole
-``RunScores`` is read when a page asks for it (``RunRecord.scores``). Each run's reading is
-cached against the two files' size and
-modification time (and the trajectories file's, for the count of a run still going), so a page
-that polls re-reads only what changed.
+Listing reads ``manifest.json`` and ``scores.json`` (regular files only, through
+``sandbox.store.input_files``: a FIFO would hold the viewer's lock for ever) and nothing else
+(a run still going also has its finished lines counted). Of ``scores.json`` it validates the
+summary only (``ScoresHead``: the fields of ``RunScores`` the index shows, the pass rate shown
+through ``sandbox.eval.headline`` as every command shows it), not the label of every episode;
+the whole ``RunScores`` is read when a page asks for it (``RunRecord.scores``). Each run's
+reading is cached against the two files' size and modification time (and the trajectories
+file's, for the count of a run still going), so a page that polls re-reads only what changed.
 May import ``sandbox.store``, ``sandbox.eval`` and the libraries.
 """
 
@@ -35,7 +35,15 @@ from sandbox.eval.stats import Interval
 from sandbox.store import MANIFEST, SCORES, EpisodeKey, Manifest, RunStore
 from sandbox.store.config import RECORDED
 from sandbox.store.error_text import first_error
-from sandbox.store.trajectory_file import blocks, is_compressed, trajectories_file
+from sandbox.store.input_files import read_input
+from sandbox.store.trajectory_file import (
+    COMPRESSED,
+    PLAIN,
+    blocks,
+    is_compressed,
+    open_run_file,
+    trajectories_file,
+)
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
 
@@ -101,8 +109,8 @@ class RunRecord:
         if not self.entry.scored:
             return None
         try:
-            return RunScores.model_validate_json((self.path / SCORES).read_bytes())
-        except (OSError, ValidationError, ValueError):
+            return RunScores.model_validate_json(read_input(self.path / SCORES))
+        except (OSError, ValidationError, ValueError):  # InputFileError: a FIFO, a device
             return None
 
     @cached_property
@@ -139,7 +147,7 @@ def _count_lines(path: Path) -> int:
     try:
         if is_compressed(path):
             return sum(block.data.count(b"\n") for block in blocks(path))
-        with open(path, "rb") as fh:
+        with open_run_file(path) as fh:
             return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
     except (OSError, RunError):
         return 0
@@ -155,16 +163,16 @@ def _replay_of(manifest: Manifest) -> str | None:
 def read_record(path: Path, key: str) -> RunRecord:
     """Read one run folder; problems become the entry's ``error``, never an exception."""
     try:
-        manifest = Manifest.model_validate_json((path / MANIFEST).read_bytes(), context=RECORDED)
-    except (OSError, ValidationError, ValueError) as e:
+        manifest = Manifest.model_validate_json(read_input(path / MANIFEST), context=RECORDED)
+    except (OSError, ValidationError, ValueError) as e:  # InputFileError: a FIFO, a device
         entry = RunEntry(key=key, run_id=path.name, status="unreadable", error=_short(e))
         return RunRecord(path, entry, None)
     scores: Any = None
     error = None
-    if (path / SCORES).is_file():
+    if os.path.lexists(path / SCORES):
         try:
-            scores = ScoresHead.model_validate_json((path / SCORES).read_bytes())
-        except (OSError, ValidationError, ValueError) as e:
+            scores = ScoresHead.model_validate_json(read_input(path / SCORES))
+        except (OSError, ValidationError, ValueError) as e:  # a FIFO, a device: refused unread
             error = f"scores.json unreadable: {_short(e)}"
     entry = RunEntry(
         key=key,
@@ -192,7 +200,10 @@ def read_record(path: Path, key: str) -> RunRecord:
         entry.cost, entry.tokens = u.cost, u.tokens
         entry.model_calls, entry.tool_calls = u.model_calls, u.tool_calls
     else:
-        entry.finished = _count_lines(trajectories_file(path))
+        try:
+            entry.finished = _count_lines(trajectories_file(path))
+        except RunError as e:  # both trajectories files: which one is the run's?
+            entry.error = str(e)
     return RunRecord(path, entry, manifest)
 
 
@@ -243,7 +254,8 @@ class Catalog:
             path = self._scan().get(key)
         if path is None:
             return None
-        stamp = (_stamp(path / MANIFEST), _stamp(path / SCORES), _stamp(trajectories_file(path)))
+        both = (path / PLAIN, path / COMPRESSED)  # stamped apart: a folder may hold both
+        stamp = (_stamp(path / MANIFEST), _stamp(path / SCORES), *map(_stamp, both))
         if stamp[0] is None:
             return None
         cached = self._cache.get(key)
