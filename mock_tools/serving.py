@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from mock_tools.errors import MockToolsError
 from mock_tools.listen import listen_socket
@@ -52,6 +52,12 @@ SPELLED_OPTIONS = {
     "nearest_threshold": "threshold",
 }
 """Flags (their ``argparse`` dest) that spell a miss-policy option, and the option they give."""
+
+EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
+    ("mcp", "mcp_stdio", "MCP over HTTP beside the routes, or over stdin/stdout with no HTTP"),
+    ("overlay", "record_to", "answers made on misses go to one of them"),
+)
+"""Pairs of serve settings that exclude each other, and why."""
 
 LogLevel = Literal["critical", "error", "warning", "info", "debug", "trace"]
 """uvicorn's log levels (``--log-level``)."""
@@ -86,6 +92,18 @@ class ServeOptions(BaseModel):
         description="Server processes on the one port (SO_REUSEPORT), sharing the recording "
         "index and the overlay (``mock_tools.workers``).",
     )
+
+    @model_validator(mode="after")
+    def _one_of_each_pair(self) -> ServeOptions:
+        """Settings that exclude each other, given together (by flags, a config file or
+        ``-C``), are refused naming both, never one silently ignored."""
+        for first, second, why in EXCLUSIVE:
+            if getattr(self, first) not in (None, False) and getattr(self, second) not in (
+                None,
+                False,
+            ):
+                raise ValueError(f"{first} and {second} exclude each other ({why}): give one")
+        return self
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -272,6 +290,10 @@ def serve(service: MockToolService, options: ServeOptions) -> None:
 
     # one process: a port in use is one line before uvicorn starts (workers bind their own)
     sock = listen_socket(options.host, options.port) if options.workers <= 1 else None
+    if sock is None:
+        # The workers bind with SO_REUSEPORT, which would let them join a port another server
+        # holds and take part of its connections: the port must be free (one line if not).
+        listen_socket(options.host, options.port).close()
     app = http_app(service, mcp=options.mcp, host=options.host)
     try:
         serve_http(app, options, worker_app, sock)
@@ -294,5 +316,6 @@ def _first(e: ValueError) -> str:
     if isinstance(e, ValidationError):
         err = e.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        return f"{where}: {err['msg']}" if where else err["msg"]
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        return f"{where}: {msg}" if where else msg
     return str(e)

@@ -259,7 +259,8 @@ class OpenAICompatModel:
         """One cheap ``GET {base_url}/models``; returns the served model ids.
 
         Raises ``ModelUnreachable`` when nothing answers, ``ModelError(kind="auth")`` when the
-        key is refused. Other HTTP answers (some servers lack ``/models``) count as reachable.
+        key is refused. Other HTTP answers (some servers lack ``/models``; a proxy's HTML page)
+        count as reachable, serving no model it could name.
         """
         try:
             page = await self._client.models.list(timeout=self.probe_timeout)
@@ -275,7 +276,11 @@ class OpenAICompatModel:
             return []
         except openai.OpenAIError:
             return []
-        return [m.id for m in getattr(page, "data", [])]
+        except (AttributeError, TypeError, ValueError):  # a body that is no model list (HTML)
+            return []
+        data = getattr(page, "data", None)
+        items = data if isinstance(data, list) else []
+        return [m.id for m in items if isinstance(getattr(m, "id", None), str)]
 
     async def aclose(self) -> None:
         await self._client.close()

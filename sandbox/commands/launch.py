@@ -6,7 +6,10 @@ sandbox launch smollm2-135m --print      # only print the command
 
 The server listens on the port of the alias's ``base_url`` (``SANDBOX_<ALIAS>_BASE_URL`` moves
 it), so every run of that alias finds it there and starts no server of its own: the way several
-runs share one server. The command replaces this process; Ctrl-C stops the server.
+runs share one server. The command replaces this process; Ctrl-C stops the server. When a
+server of the alias already answers there, it says so and exits 0 (a second one would only fail
+to bind); when the port is held by anything else, it says so in one line, exit 2, before it
+prints that it serves.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from mock_tools.errors import MockToolsError
+from mock_tools.listen import listen_socket
 from sandbox.commands import COMMANDS
 from sandbox.errors import ConfigError
 from sandbox.models import resolve_model
@@ -59,11 +64,25 @@ def handle(args: argparse.Namespace) -> int:
     if args.only_print:
         print(hand_command(spec.launch, spec.model, HOST, port))
         return 0
+    url = f"http://{HOST}:{port}/v1"
+    served = served_models(url)
+    if served is not None and spec.model in served:
+        print(f"{args.model} is served at {url} already; runs of {args.model} use it")
+        return 0
+    if served is not None:
+        what = f"serves {', '.join(served[:3])}" if served else "serves no model list"
+        raise ConfigError(
+            f"port {port} is held by another server (its {url}/models {what}, not "
+            f"{spec.model}); stop it, or give --port"
+        )
+    try:
+        listen_socket(HOST, port).close()  # a port held by a process that does not answer HTTP
+    except MockToolsError as e:
+        raise ConfigError(str(e)) from e
     missing = missing_launcher(spec.launch)
     if missing is not None:
         raise ConfigError(f"cannot start {args.model!r}: {missing}")
     argv = server_command(spec.launch, spec.model, HOST, port)
-    url = f"http://{HOST}:{port}/v1"
     if spec.base_url and urlsplit(spec.base_url).port != port:
         hint = f"; runs find it with {spec.base_url_env}={url}" if spec.base_url_env else ""
     else:
@@ -75,3 +94,21 @@ def handle(args: argparse.Namespace) -> int:
     except OSError as e:
         raise ConfigError(f"cannot start {argv[0]}: {e.strerror}") from e
     return 0  # pragma: no cover - execvp does not return
+
+
+def served_models(url: str, timeout: float = 3.0) -> list[str] | None:
+    """The model ids ``GET {url}/models`` lists (``[]`` when something answers that lists
+    none: another kind of server), None when nothing answers there."""
+    import httpx  # only when a server is to be started
+
+    try:
+        reply = httpx.get(f"{url}/models", timeout=timeout)
+    except httpx.HTTPError:
+        return None
+    try:
+        data = reply.json().get("data")
+    except (ValueError, AttributeError):  # not JSON, not an object: an HTML page
+        return []
+    if not isinstance(data, list):
+        return []
+    return [str(m["id"]) for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]

@@ -225,6 +225,22 @@ def _ad_hoc_spec(
     )
 
 
+_REMOTE_ONLY = ("launch", "base_url", "api_key_env")
+"""Settings of an alias that only a model reached over the network uses."""
+
+
+def _check_offline(alias: str, entry: ModelEntry) -> None:
+    """``ConfigError`` for an offline alias that sets what only a remote one uses (``launch:``
+    would start no server, silently)."""
+    given = [f for f in _REMOTE_ONLY if getattr(entry, f) is not None]
+    if given:
+        raise ConfigError(
+            f"model {alias!r} of kind {entry.kind!r} runs offline and uses no "
+            f"{', '.join(given)} (settings of a model served over HTTP, kind openai): drop "
+            "them or change the kind"
+        )
+
+
 def resolve_model(
     name: str,
     *,
@@ -255,6 +271,8 @@ def resolve_model(
     elif arg:
         raise ConfigError(f"model {alias!r} takes no ':' argument (got {name!r})")
     _check_params(alias, kind.options, params)
+    if not kind.remote:
+        _check_offline(alias, entry)
     url_var = base_url_env_var(alias) if kind.remote else None
     base_url = env.get(url_var) if url_var else None
     api_key = None
