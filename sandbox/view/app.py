@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from sandbox.errors import SandboxError
 from sandbox.view.pages import STATIC_FILES, shell, static_bytes
@@ -108,10 +108,10 @@ def create_app(root: str | Path) -> FastAPI:
     def api_plot(key: str, name: str) -> Response:
         try:
             with lock:
-                path = viewer.plot(key, name)
+                png = viewer.plot(key, name)
         except SandboxError as e:
             return JSONResponse({"detail": str(e)}, status_code=_status(e))
-        return FileResponse(path, media_type="image/png")
+        return Response(png, media_type="image/png")
 
     @app.get("/api/runs/{key:path}")
     def api_run(key: str, request: Request) -> Response:

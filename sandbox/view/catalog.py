@@ -5,8 +5,8 @@ A run is a folder holding ``manifest.json``, found under the root down to ``MAX_
 URLs, is its path relative to the root with ``/`` separators; a key is only ever looked up among
 the runs found, never joined to a path, so no request can name a folder outside the root.
 
-Listing reads ``manifest.json`` and ``scores.json`` (regular files only, through
-``sandbox.store.input_files``: a FIFO would hold the viewer's lock for ever) and nothing else
+Listing reads ``manifest.json`` and ``scores.json`` (regular files inside the run's folder only,
+through ``sandbox.view.run_files``: a FIFO would hold the viewer's lock for ever) and nothing else
 (a run still going also has its finished lines counted). Of ``scores.json`` it validates the
 summary only (``ScoresHead``: the fields of ``RunScores`` the index shows, the pass rate shown
 through ``sandbox.eval.headline`` as every command shows it), not the label of every episode;
@@ -35,7 +35,6 @@ from sandbox.eval.stats import Interval
 from sandbox.store import MANIFEST, SCORES, EpisodeKey, Manifest, RunStore
 from sandbox.store.config import RECORDED
 from sandbox.store.error_text import first_error
-from sandbox.store.input_files import read_input
 from sandbox.store.trajectory_file import (
     COMPRESSED,
     PLAIN,
@@ -44,6 +43,7 @@ from sandbox.store.trajectory_file import (
     open_run_file,
     trajectories_file,
 )
+from sandbox.view.run_files import NOT_INSIDE, read_run_file, stray_file
 
 __all__ = ["MAX_DEPTH", "Catalog", "RunEntry", "RunRecord", "agent_label", "read_record"]
 
@@ -109,8 +109,9 @@ class RunRecord:
         if not self.entry.scored:
             return None
         try:
-            return RunScores.model_validate_json(read_input(self.path / SCORES))
-        except (OSError, ValidationError, ValueError):  # InputFileError: a FIFO, a device
+            data = read_run_file(self.path, SCORES)
+            return None if data is None else RunScores.model_validate_json(data)
+        except (OSError, ValidationError, ValueError):  # a FIFO, a device: refused unread
             return None
 
     @cached_property
@@ -161,18 +162,27 @@ def _replay_of(manifest: Manifest) -> str | None:
 
 
 def read_record(path: Path, key: str) -> RunRecord:
-    """Read one run folder; problems become the entry's ``error``, never an exception."""
+    """Read one run folder; problems become the entry's ``error``, never an exception. A run
+    whose manifest or trajectories file is not a regular file inside its folder
+    (``sandbox.view.run_files``) is unreadable; such a ``scores.json`` is left unread."""
     try:
-        manifest = Manifest.model_validate_json(read_input(path / MANIFEST), context=RECORDED)
-    except (OSError, ValidationError, ValueError) as e:  # InputFileError: a FIFO, a device
+        data = read_run_file(path, MANIFEST)
+        stray = [n for n in (MANIFEST, PLAIN, COMPRESSED) if stray_file(path, n)]
+        if stray or data is None:
+            raise OSError(f"{(stray or [MANIFEST])[0]} {NOT_INSIDE}")
+        manifest = Manifest.model_validate_json(data, context=RECORDED)
+    except (OSError, ValidationError, ValueError) as e:
         entry = RunEntry(key=key, run_id=path.name, status="unreadable", error=_short(e))
         return RunRecord(path, entry, None)
     scores: Any = None
     error = None
     if os.path.lexists(path / SCORES):
         try:
-            scores = ScoresHead.model_validate_json(read_input(path / SCORES))
-        except (OSError, ValidationError, ValueError) as e:  # a FIFO, a device: refused unread
+            data = read_run_file(path, SCORES)
+            if data is None:
+                raise OSError(f"{SCORES} {NOT_INSIDE}")
+            scores = ScoresHead.model_validate_json(data)
+        except (OSError, ValidationError, ValueError) as e:
             error = f"scores.json unreadable: {_short(e)}"
     entry = RunEntry(
         key=key,

@@ -31,6 +31,7 @@ from sandbox.store.run_store import write_new
 from sandbox.view.catalog import RunEntry
 from sandbox.view.leaderboard import build_leaderboard
 from sandbox.view.pages import STATIC_FILES, safe_name, shell, static_bytes
+from sandbox.view.run_files import read_run_file
 from sandbox.view.viewer import MAX_COMPARED, Viewer
 
 __all__ = ["ExportSummary", "export_static"]
@@ -121,7 +122,9 @@ def export_static(viewer: Viewer, keys: Sequence[str], out: str | Path) -> Expor
         rows = state.rows()
         page = state.page()
         for plot in page.plots:
-            w.write(folder / plot, (state.record.path / plot).read_bytes())
+            png = read_run_file(state.record.path, plot)  # a plot linked out is not copied
+            if png is not None:
+                w.write(folder / plot, png)
         w.page(
             folder / "index.html",
             "run",

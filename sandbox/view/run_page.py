@@ -20,11 +20,13 @@ from sandbox.errors import RunError
 from sandbox.eval.pass_rate import EpisodeLabel, label_episode
 from sandbox.store import EpisodeDigest, EpisodeIndex, EpisodeKey
 from sandbox.view.catalog import RunEntry, RunRecord
+from sandbox.view.run_files import run_file
 
 __all__ = ["PLOTS", "EpisodeRow", "RunPage", "RunState", "SuiteTasks", "episode_tags"]
 
 PLOTS = ("pass_rate.png", "step_profile.png", "cost_vs_pass.png")
-"""The PNGs ``sandbox eval`` writes into a run folder; the only files of a run served as is."""
+"""The PNGs ``sandbox eval`` writes into a run folder; the only files of a run served as is (when
+regular files inside the run folder: ``run_files``)."""
 
 ANSWER_CHARS = 200
 
@@ -131,7 +133,7 @@ class RunState:
         scores = None
         if rec.scores is not None:
             scores = rec.scores.model_dump(mode="json", by_alias=True, exclude={"labels"})
-        plots = [p for p in PLOTS if (rec.path / p).is_file()]
+        plots = [p for p in PLOTS if run_file(rec.path, p) is not None]
         return RunPage(
             entry=rec.entry,
             config=config,

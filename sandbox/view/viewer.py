@@ -3,7 +3,8 @@
 The web app (``sandbox.view.app``) and the static export (``sandbox.view.export``) both ask
 it. Unknown runs, episodes and files raise ``NotFound`` with a message; nothing here builds a
 path from a request: runs are looked up by key among the runs the catalog found, episodes by
-``(task, trial)`` in the run's index, plots in a fixed list of names.
+``(task, trial)`` in the run's index, plots in a fixed list of names; and a run's file is read
+only when it is a regular file inside the run's folder (``run_files``).
 May import the view modules below it, ``sandbox.store`` and ``sandbox.eval``.
 """
 
@@ -16,6 +17,7 @@ from sandbox.view.catalog import Catalog, RunEntry
 from sandbox.view.chat import chat
 from sandbox.view.episode_page import EpisodePage, divergence, node_marks
 from sandbox.view.leaderboard import Leaderboard, build_leaderboard
+from sandbox.view.run_files import read_run_file
 from sandbox.view.run_page import PLOTS, EpisodeRow, RunPage, RunState, SuiteTasks
 from sandbox.view.side_by_side import ComparePage, compare_page
 from sandbox.view.state_diff import world_calls
@@ -63,12 +65,14 @@ class Viewer:
     def episodes(self, key: str) -> list[EpisodeRow]:
         return self.state(key).rows()
 
-    def plot(self, key: str, name: str) -> Path:
+    def plot(self, key: str, name: str) -> bytes:
+        """The PNG's bytes: one of ``PLOTS``, a regular file inside the run's folder
+        (``run_files``; a plot linked out of the folder is not there)."""
         state = self.state(key)
-        path = state.record.path / name
-        if name not in PLOTS or not path.is_file():
+        data = read_run_file(state.record.path, name) if name in PLOTS else None
+        if data is None:
             raise NotFound(f"run {key!r} has no plot {name!r} (plots: {', '.join(PLOTS)})")
-        return path
+        return data
 
     def episode(self, key: str, task: str, trial: str | int) -> EpisodePage:
         state = self.state(key)
