@@ -26,9 +26,9 @@ from pydantic.fields import FieldInfo
 from sandbox.errors import ConfigError
 from sandbox.store.config_upgrade import upgrade_flat
 from sandbox.store.paths import read_regular_file
-from sandbox.store.redact import REDACTED
 from sandbox.store.setting import (
     SettingField,
+    hidden_parts,
     is_section,
     setting_fields,
     unwrap_optional,
@@ -361,8 +361,15 @@ def check_unredacted(settings: BaseModel) -> None:
     """``ConfigError`` for a secret setting that holds redacted credentials (``***``, as a
     manifest or ``--print-config`` writes them): they must be given again to run."""
     for setting in setting_fields(type(settings)):
+        if not setting.secret:
+            continue
         value = value_at(settings, setting.path)
-        if setting.secret and isinstance(value, str) and REDACTED in value:
+        for key in hidden_parts(value, recorded=True):
+            if key:
+                raise ConfigError(
+                    f"{setting.path} {key} holds redacted credentials ({value[key]}): give its "
+                    f"full value again with {setting.flag_name} {key}=..."
+                )
             raise ConfigError(
                 f"{setting.path} holds redacted credentials ({value}): give its full value again "
                 f"with {setting.flag_name} or -C {setting.path}=..."

@@ -33,8 +33,7 @@ from sandbox.commands.config_files import (
 )
 from sandbox.commands.settings_flags import add_settings_flags
 from sandbox.store.config import RunConfig
-from sandbox.store.redact import redact
-from sandbox.store.setting import setting_fields, value_at
+from sandbox.store.setting import hidden_parts, setting_fields, value_at
 
 if TYPE_CHECKING:  # the parser needs none of these; running imports them (start-up stays fast)
     from rich.table import Table
@@ -113,11 +112,14 @@ def print_config(config: BaseModel) -> None:
     """The settings as a config file on stdout; a note on stderr for each redacted secret."""
     sys.stdout.write(config_yaml(config))
     for setting in setting_fields(type(config)):
-        value = value_at(config, setting.path)
-        if setting.secret and isinstance(value, str) and redact(value) != value:
+        if not setting.secret:
+            continue
+        for key in hidden_parts(value_at(config, setting.path)):
+            path, again = setting.path, f"{setting.flag_name} or -C {setting.path}=..."
+            if key:
+                path, again = f"{path} {key}", f"{setting.flag_name} {key}=..."
             print(
-                f"note: {setting.path} carried credentials, printed redacted: give them again "
-                f"with {setting.flag_name} or -C {setting.path}=...",
+                f"note: {path} carried credentials, printed redacted: give them again with {again}",
                 file=sys.stderr,
             )
 
@@ -127,14 +129,21 @@ def _resume(args: argparse.Namespace) -> int:
     command line; any other given must equal what the run recorded (``resume_check``)."""
     from sandbox.commands.resume_check import check_unchanged
     from sandbox.run import resume_run
-    from sandbox.run.runner import RESUMABLE_OVERRIDES
+    from sandbox.run.runner import RESUMABLE_OVERRIDES, SECRET_MAPPINGS
     from sandbox.store import RunStore
 
+    store = RunStore.open(args.resume)
     given = _flat(merged_settings(args, RunConfig))
-    check_unchanged(RunStore.open(args.resume), given, RESUMABLE_OVERRIDES)
-    overrides = {k: v for k, v in given.items() if k in RESUMABLE_OVERRIDES}
+    secrets = _redacted_keys_given(store.manifest.config, given, SECRET_MAPPINGS)
+    takes = [p for p in RESUMABLE_OVERRIDES if p not in SECRET_MAPPINGS]
+    check_unchanged(store, given, takes)
+    overrides = {k: v for k, v in given.items() if k in takes} | secrets
     if args.print_config:
-        print_config(RunStore.open(args.resume).manifest.config.with_values(overrides))
+        merged = {
+            p: {**value_at(store.manifest.config, p), **v} if p in SECRET_MAPPINGS else v
+            for p, v in overrides.items()
+        }
+        print_config(store.manifest.config.with_values(merged))
         return 0
     result = resume_run(
         args.resume,
@@ -144,6 +153,28 @@ def _resume(args: argparse.Namespace) -> int:
     )
     show(result, as_json=bool(overrides.get("output.json_line", False)))
     return 0
+
+
+def _redacted_keys_given(
+    recorded: RunConfig, given: dict[str, Any], mappings: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
+    """The keys of secret mappings (``-O command=...``) that ``given`` gives again where the
+    run recorded them redacted, taken out of ``given`` (whose other keys must then say what the
+    run recorded, as any setting given to a resume)."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in mappings:
+        value = given.get(path)
+        if not isinstance(value, dict):
+            continue
+        hidden = set(hidden_parts(value_at(recorded, path), recorded=True))
+        if again := {k: v for k, v in value.items() if k in hidden}:
+            out[path] = again
+            rest = {k: v for k, v in value.items() if k not in hidden}
+            if rest:
+                given[path] = rest
+            else:
+                del given[path]
+    return out
 
 
 def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -34,6 +34,7 @@ from mock_tools.worlds.world import WorldEngine
 from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.eval.world_verdict import world_verdict
 from sandbox.models import ModelProvider, ModelSpec
+from sandbox.store.record_redaction import redact_trajectory
 from sandbox.tool_envs import ToolEnvs
 from sandbox.users import UserProvider
 
@@ -157,7 +158,7 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
     traj.trial = trial
     if plan.world is not None and traj.nodes:
         traj.world = world_verdict(plan.world, task, traj).model_dump(mode="json")
-    return traj
+    return redact_trajectory(traj)
 
 
 def agent_name(strategy: ResolvedStrategy) -> str:
@@ -291,7 +292,7 @@ def failed_episode(
     clock (``budget_exhausted``, charged to it)."""
     now = datetime.now(timezone.utc)
     strategy, _ = plan.for_task(task.id)
-    return Trajectory(
+    traj = Trajectory(
         run_id=plan.run_id,
         scenario_id=task.id,
         trial=trial,
@@ -304,3 +305,4 @@ def failed_episode(
         started_at=started or now,
         ended_at=now,
     )
+    return redact_trajectory(traj)

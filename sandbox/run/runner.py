@@ -61,8 +61,14 @@ from sandbox.store import (
 )
 from sandbox.store.group_commit import GroupCommit
 from sandbox.store.manifest import git_sha, package_versions
-from sandbox.store.redact import REDACTED, redact
-from sandbox.store.setting import secret_paths, setting_fields, value_at
+from sandbox.store.redact import REDACTED, redact, redact_data
+from sandbox.store.setting import (
+    SettingField,
+    hidden_parts,
+    secret_paths,
+    setting_fields,
+    value_at,
+)
 from sandbox.store.suite_folder import suite_folder
 from sandbox.tool_envs.factory import select_transport
 from sandbox.users import OFFLINE_USERS, UserProvider
@@ -125,6 +131,9 @@ def run_suite(
 SECRET_FIELDS = tuple(secret_paths(RunConfig))
 """The settings a manifest records redacted (those marked ``SECRET``): a resume is given them
 again, credentials included."""
+SECRET_MAPPINGS = tuple(s.path for s in setting_fields(RunConfig) if s.secret and s.is_mapping)
+"""The secret settings that are mappings (``agent.options``...): a resume gives again only the
+keys the manifest recorded redacted, and they are merged into the recorded mapping."""
 RESUMABLE_OVERRIDES = (
     "budget.max_run_cost",
     "executor.concurrency",
@@ -152,8 +161,13 @@ def resume_run(
     if wrong:
         raise ConfigError(f"a resume can change only {', '.join(RESUMABLE_OVERRIDES)}, not {wrong}")
     _check_secrets(store, given)
+    recorded = store.manifest.config
+    given = {
+        path: {**value_at(recorded, path), **value} if path in SECRET_MAPPINGS else value
+        for path, value in given.items()
+    }
     if given:
-        store.manifest.config = store.manifest.config.with_values(given)
+        store.manifest.config = recorded.with_values(given)
     # The suite where it is now (its recorded path works from any folder); resuming still
     # refuses a suite whose fingerprint changed.
     config = store.manifest.config.with_values({"suite": str(store.suite_path())})
@@ -169,6 +183,9 @@ def _check_secrets(store: RunStore, given: Mapping[str, Any]) -> None:
             continue
         recorded = value_at(store.manifest.config, path)
         again = given.get(path)
+        if setting.is_mapping:
+            _check_secret_keys(store.manifest.run_id, setting, recorded, again or {})
+            continue
         if path in given and (again if again is None else redact(str(again))) != recorded:
             raise ConfigError(
                 f"run {store.manifest.run_id} used {path} {recorded!r}: a resume may only give it "
@@ -178,6 +195,28 @@ def _check_secrets(store: RunStore, given: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"run {store.manifest.run_id}'s {path} carried credentials, which runs never "
                 f"record: resume with {setting.flag_name} and its full value ({recorded})"
+            )
+
+
+def _check_secret_keys(
+    run_id: str, setting: SettingField, recorded: dict[str, Any], again: Mapping[str, Any]
+) -> None:
+    """A resume gives again each key of a secret mapping that the run recorded redacted, with a
+    value that redacts to what was recorded, and no other key."""
+    hidden = hidden_parts(recorded, recorded=True)
+    for key, value in again.items():
+        if key not in hidden or redact_data({key: value}) != {key: recorded[key]}:
+            raise ConfigError(
+                f"run {run_id} used {setting.path} {key} {recorded.get(key)!r}: a resume may only "
+                "give again what the run recorded redacted (with the credentials runs never "
+                "record), not change it"
+            )
+    for key in hidden:
+        if key not in again:
+            raise ConfigError(
+                f"run {run_id}'s {setting.path} {key} carried credentials, which runs never "
+                f"record: resume with {setting.flag_name} {key}=<its full value> "
+                f"({recorded[key]})"
             )
 
 

@@ -63,7 +63,13 @@ from sandbox.store.defaults import (
     DEFAULT_SUITE,
 )
 from sandbox.store.paths import read_regular_file, usable_file_path
-from sandbox.store.setting import Flag, OptionalSecretText, SecretText, with_values
+from sandbox.store.setting import (
+    Flag,
+    OptionalSecretText,
+    SecretOptions,
+    SecretText,
+    with_values,
+)
 
 __all__ = [
     "RECORDED",
@@ -150,7 +156,7 @@ class AgentConfig(BaseModel):
     name: Annotated[str, Flag(metavar="AGENT", registry="agents.strategies:STRATEGIES")] = Field(
         default=DEFAULT_AGENT, description="The strategy (`make run` passes dfsdt)."
     )
-    options: Annotated[dict[str, Any], Flag(short="-O")] = Field(
+    options: Annotated[SecretOptions, Flag(short="-O")] = Field(
         default_factory=dict,
         description="Any option of the strategy, those of strategies registered by your own code "
         "included (VALUE is JSON, else text); the strategy's options class validates them, and "
@@ -200,7 +206,7 @@ class ModelConfig(BaseModel):
         description="An alias of models.yaml (qwen-7b, gpt-4o-mini, reference, "
         "noisy-reference[:RATE], explorer...), replay:<run>, or openai:<model>@<base_url>.",
     )
-    options: dict[str, Any] = Field(
+    options: SecretOptions = Field(
         default_factory=dict,
         description="Options of the model's kind, e.g. a fork's prefix (VALUE is JSON, else text); "
         "an offline kind refuses one it does not read (noisy-reference takes rate).",
@@ -287,7 +293,7 @@ class ToolsConfig(BaseModel):
         description="What a call without a recording gets (simulate needs a simulator, upstream "
         "an upstream URL); also a plugin's policy or package.module:Class.",
     )
-    miss_options: dict[str, Any] = Field(
+    miss_options: SecretOptions = Field(
         default_factory=dict,
         description="An option of the miss policy (nearest: threshold; upstream: upstream_url, "
         "timeout; a plugin's own), VALUE as JSON, else text; the policy's options class "
@@ -325,7 +331,7 @@ class ToolsConfig(BaseModel):
         "or package.module:NAME); default: the one the tools URL, the MCP server or a replay "
         "selects, else in-process.",
     )
-    transport_options: dict[str, Any] = Field(
+    transport_options: SecretOptions = Field(
         default_factory=dict,
         description="An option of the tool transport (in-process and http: timeout, seconds "
         "per call); its options class validates them.",
@@ -395,12 +401,12 @@ class ExecutorConfig(BaseModel):
         description="Where episodes run (docs/scaling.md); also a plugin's executor or "
         "package.module:NAME.",
     )
-    options: dict[str, Any] = Field(
+    options: SecretOptions = Field(
         default_factory=dict,
         description="An option of the executor (ray: max_restarts, object_store_mb); its "
         "options class validates them.",
     )
-    ray_address: Annotated[str | None, Flag(metavar="ADDR")] = Field(
+    ray_address: Annotated[OptionalSecretText, Flag(metavar="ADDR")] = Field(
         default=None,
         description="With the ray executor: the cluster to join (default: a private local Ray).",
     )

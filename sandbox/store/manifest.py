@@ -1,7 +1,7 @@
 """The manifest of a run: what it is (config, suite, agent, model, episodes) and how it went.
 
 ``manifest.json`` is rewritten atomically by ``RunStore``; ``make_run_id`` names new runs.
-May import ``sandbox.store.config`` and ``agents`` only.
+May import ``sandbox.store.config``, ``sandbox.store.setting`` and ``agents`` only.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import re
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.store.config import RunConfig
+from sandbox.store.setting import RedactedData, RedactedText
 
 __all__ = [
     "MANIFEST_SCHEMA",
@@ -60,9 +61,13 @@ class Manifest(BaseModel):
     run_id: str
     config: RunConfig
     suite: SuiteInfo
-    agent: dict[str, Any] = Field(default_factory=dict, description="Name and params.")
-    model: dict[str, Any] = Field(default_factory=dict, description="Resolved model, no secrets.")
-    tools: dict[str, Any] = Field(
+    agent: Annotated[dict[str, Any], RedactedData] = Field(
+        default_factory=dict, description="Name and params (credentials redacted)."
+    )
+    model: Annotated[dict[str, Any], RedactedData] = Field(
+        default_factory=dict, description="Resolved model, no secrets."
+    )
+    tools: Annotated[dict[str, Any], RedactedData] = Field(
         default_factory=dict,
         description="The tools' transport, the overlay at the start and the end of the run, "
         "and what a tool simulator used.",
@@ -77,7 +82,7 @@ class Manifest(BaseModel):
     started_at: datetime = Field(default_factory=_now)
     ended_at: datetime | None = None
     resumed_at: list[datetime] = Field(default_factory=list)
-    error: str | None = None
+    error: Annotated[str | None, RedactedText] = None
 
     def episode_keys(self) -> list[EpisodeKey]:
         """``episodes`` as ``(task id, trial)`` tuples, in run order (how the readers key them)."""

@@ -7,8 +7,8 @@ metadata, or a section's ``FLAGS`` for fields it inherits) says what the default
 wrong: another flag name, a short form, a metavar, a short help for ``--help`` (the description
 stays the long text of the docs), or the registry whose names a value takes (``module:NAME``, read
 by the command line only, so this layer imports no registry). ``SECRET`` marks a setting whose
-value may carry credentials (a URL with a key in it): ``SecretText`` records it redacted, and a
-resume is given it again.
+value may carry credentials (a URL with a key in it, an option ``api_key``): ``SecretText`` and
+``SecretOptions`` record it redacted, and a resume is given it again.
 
 ``setting_fields(model)`` walks a settings model and its sections as dotted paths
 (``budget.max_depth``); ``with_values(model, {"output.out": ...})`` is ``model_copy`` by paths.
@@ -24,15 +24,19 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 from pydantic import BaseModel, PlainSerializer
 from pydantic.fields import FieldInfo
 
-from sandbox.store.redact import redact
+from sandbox.store.redact import holds_redacted, redact, redact_data
 
 __all__ = [
     "SECRET",
     "Flag",
     "OptionalSecretText",
+    "RedactedData",
+    "RedactedText",
+    "SecretOptions",
     "SecretText",
     "SettingField",
     "flag_of",
+    "hidden_parts",
     "is_section",
     "is_secret",
     "secret_paths",
@@ -80,11 +84,19 @@ def _redacted(value: str | None) -> str | None:
     return None if value is None else redact(value)
 
 
-_REDACTED = PlainSerializer(_redacted, return_type=str | None)
-SecretText = Annotated[str, _REDACTED, SECRET]
+RedactedText = PlainSerializer(_redacted, return_type=str | None)
+"""Records show a text through ``redact``."""
+SecretText = Annotated[str, RedactedText, SECRET]
 """Text that may carry credentials: records (the manifest, ``--print-config``) show it redacted
 (``sandbox.store.redact``); the value in memory is whole."""
-OptionalSecretText = Annotated[str | None, _REDACTED, SECRET]
+OptionalSecretText = Annotated[str | None, RedactedText, SECRET]
+RedactedData = PlainSerializer(redact_data, return_type=dict[str, Any])
+"""Records show a mapping through ``redact_data`` (a secret-named key's value hidden)."""
+SecretOptions = Annotated[dict[str, Any], RedactedData, SECRET]
+"""Options (``-O``, ``--model-option``...) that may carry credentials: the value under a
+secret-named key (``api_key``) and credentials inside any text (a URL's user info, a command's
+``--api-key=...`` or ``OPENAI_API_KEY=...``) are recorded redacted, the mapping in memory whole.
+A resume gives each redacted option again (``sandbox.run.runner``)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +141,19 @@ class SettingField:
     @property
     def secret(self) -> bool:
         return is_secret(self.field)
+
+
+def hidden_parts(value: Any, *, recorded: bool = False) -> list[str]:
+    """What a record hides of a secret setting's ``value``: ``[""]`` for a text, the keys of a
+    mapping whose values it changes, ``[]`` for nothing. With ``recorded`` the value is one read
+    back from a record, and the parts holding ``***`` are returned."""
+
+    def hidden(v: Any) -> bool:
+        return holds_redacted(v) if recorded else redact_data(v) != v
+
+    if isinstance(value, dict):
+        return [str(k) for k, v in value.items() if hidden({k: v})]
+    return [""] if isinstance(value, str) and hidden(value) else []
 
 
 def is_section(field: FieldInfo) -> bool:

@@ -123,6 +123,12 @@ def test_secret_settings_are_marked_on_the_field_and_recorded_redacted() -> None
         "tools.mcp_server",
         "tools.simulator",
         "tools.upstream_url",
+        "executor.ray_address",
+        "agent.options",
+        "model.options",
+        "tools.miss_options",
+        "tools.transport_options",
+        "executor.options",
     }
     assert set(SECRET_FIELDS) <= set(RESUMABLE_OVERRIDES)
     config = RunConfig(

@@ -17,7 +17,7 @@ from sandbox.store.defaults import DEFAULT_SUITE
 from sandbox.store.error_text import first_error
 from sandbox.store.gc_pause import paused_gc
 from sandbox.store.paths import read_regular_file, usable_file_path
-from sandbox.store.redact import redact
+from sandbox.store.redact import holds_redacted, redact, redact_data, secret_name
 from sandbox.store.selection import select_tasks
 from sandbox.store.suite_folder import packaged_default_suite, suite_folder
 
@@ -90,10 +90,58 @@ def test_a_long_validation_error_is_cut_to_the_limit_with_an_ellipsis() -> None:
         ("plain text", "plain text"),
         ("a=b and no url", "a=b and no url"),
         ("git+ssh://me@h/x?page=2", "git+ssh://***@h/x?page=2"),
+        ("ray://admin:pw@head:10001", "ray://***@head:10001"),
+        # a command's secret-named options and environment assignments
+        ("stdio:srv --api-key=sk-1 --port 3", "stdio:srv --api-key=*** --port 3"),
+        ("srv --api-key sk-1 --verbose", "srv --api-key *** --verbose"),
+        ("srv --hf-token 'a b' x", "srv --hf-token '***' x"),
+        ("srv --auth --verbose", "srv --auth --verbose"),  # a switch, no value
+        ("OPENAI_API_KEY=sk-1 node a.js", "OPENAI_API_KEY=*** node a.js"),
+        ('export HF_TOKEN="a b"; run', 'export HF_TOKEN="***"; run'),
+        ("python a.py model.api_key=sk-2", "python a.py model.api_key=***"),
+        ('{"api_key": "k\\"1", "n": 1}', '{"api_key": "***", "n": 1}'),
+        ("Authorization: Bearer abc.def", "Authorization: Bearer ***"),
+        # not secrets: names that only look alike, prose, usage text, a redacted value
+        ("--max-tokens 100 --keyword kettle", "--max-tokens 100 --keyword kettle"),
+        ("answer in key=value pairs", "answer in key=value pairs"),
+        ("--agent-option expects KEY=VALUE, got x", "--agent-option expects KEY=VALUE, got x"),
+        ("(http://***@h/?token=***): again", "(http://***@h/?token=***): again"),
     ],
 )
 def test_credentials_inside_urls_are_never_shown(text: str, shown: str) -> None:
     assert redact(text) == shown
+
+
+def test_data_hides_whole_values_under_secret_names_and_redacts_other_text() -> None:
+    data = {
+        "api_key": "k",
+        "apiKey": 5,
+        "X-Api-Key": ["a"],
+        "env": {"HF_TOKEN": "t", "HOME": "/root"},
+        "command": "PASSWORD=p run",
+        "max_tokens": 100,
+        "token": None,
+        "secret": "",
+    }
+    assert redact_data(data) == {
+        "api_key": "***",
+        "apiKey": "***",
+        "X-Api-Key": "***",
+        "env": {"HF_TOKEN": "***", "HOME": "/root"},
+        "command": "PASSWORD=*** run",
+        "max_tokens": 100,
+        "token": None,
+        "secret": "",
+    }
+    assert holds_redacted(redact_data(data)) and not holds_redacted(data)
+    assert [
+        n
+        for n in ("access_token", "passwd", "auth_header", "Cookie", "oauth")
+        if not secret_name(n)
+    ] == []
+    assert [
+        n for n in ("max_tokens", "keyword", "author", "design", "tokens") if secret_name(n)
+    ] == []
 
 
 def _tasks(*ids: str) -> list[Task]:
