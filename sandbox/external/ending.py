@@ -17,8 +17,10 @@ In order, the first that holds decides (status, end reason):
 5. the agent exited 0 and the last line of its stdout is ``{"answer": "..."}`` (``answered``)
    or ``{"give_up": true}`` (``gave_up``, with its ``answer`` or ``reason`` as explanation);
 6. any other exit: ``error`` with an error of the agent's own (never an infrastructure
-   error, so it counts as unsolved): ``agent_crashed`` (a non-zero exit or a signal) or
-   ``agent_no_answer`` (exit 0 without an answer), its message ending with the agent's stderr.
+   error, so it counts as unsolved): ``agent_crashed`` (a non-zero exit or a signal),
+   ``agent_answer_too_long`` (exit 0 with a last line longer than ``STDOUT_KEPT``, 4 MiB: the
+   line is not read) or ``agent_no_answer`` (exit 0 without an answer), its message ending
+   with the agent's stderr.
 
 Imports the agents' records and ``sandbox.external`` modules.
 """
@@ -32,21 +34,25 @@ from typing import Any
 from agents.step import EpisodeEnd
 from agents.toolenv import GIVE_ANSWER, GIVE_UP
 from agents.trajectory import ErrorRecord, FinishCall, Status
-from sandbox.external.process import AgentExit
+from sandbox.external.process import STDOUT_KEPT, AgentExit
 from sandbox.external.record import EpisodeRecord
 from sandbox.external.scope import EpisodeScope
 
 __all__ = ["answer_line", "decide_end", "process_record"]
 
+TOO_LONG = f"its last line of stdout is longer than {STDOUT_KEPT} bytes, the most an answer may be"
 STDERR_IN_MESSAGE = 1000
 """Characters of the stderr's end quoted in an error message (the trajectory keeps more)."""
 
 
-def answer_line(stdout: str) -> FinishCall | str:
-    """The answer the last line of stdout gives, or why it gives none."""
+def answer_line(stdout: str, *, cut: bool = False) -> FinishCall | str:
+    """The answer the last line of stdout gives, or why it gives none (``cut``: ``stdout`` is
+    the end of a longer output, whose last line may have lost its beginning)."""
     lines = [line for line in stdout.splitlines() if line.strip()]
     if not lines:
         return "nothing was printed on stdout"
+    if cut and "\n" not in stdout.strip():
+        return TOO_LONG
     last = lines[-1].strip()
     try:
         data: Any = json.loads(last)
@@ -99,10 +105,14 @@ def decide_end(scope: EpisodeScope, record: EpisodeRecord, agent: AgentExit) -> 
         message = f"cannot reach the agent: {agent.unreachable}"
         errors.append(ErrorRecord(kind="infra", message=message))
         return EpisodeEnd(Status.error, "agent_unreachable", [])
-    answer = answer_line(agent.stdout) if agent.exit_code == 0 else None
+    answer = answer_line(agent.stdout, cut=agent.stdout_cut) if agent.exit_code == 0 else None
     if isinstance(answer, FinishCall):
         record.finish(answer)
         return _finished(answer)
+    if answer == TOO_LONG:
+        message = _with_stderr(f"the agent's answer was not read: {answer}", agent.stderr)
+        errors.append(ErrorRecord(kind="agent", message=message))
+        return EpisodeEnd(Status.error, "agent_answer_too_long", [])
     if agent.exit_code == 0:
         message = _with_stderr(f"the agent exited without an answer ({answer})", agent.stderr)
         errors.append(ErrorRecord(kind="agent", message=message))

@@ -35,6 +35,7 @@ from sandbox.external.ending import answer_line, decide_end, process_record
 from sandbox.external.gateway import EpisodeUrls, episode_server
 from sandbox.external.http_agent import call_url
 from sandbox.external.options import ExternalOptions
+from sandbox.external.peer import EpisodeProcesses
 from sandbox.external.process import AgentExit, Limits, Timeout, run_command
 from sandbox.external.record import EpisodeRecord
 from sandbox.external.scope import EpisodeScope
@@ -132,12 +133,19 @@ async def _run_agent(
     limits = Limits(started + seconds, kind, scope.ended, options.grace, options.stderr_chars)
     if options.command:
         line = json.dumps(given, ensure_ascii=False) + "\n"
+
+        def bind(agent: EpisodeProcesses) -> None:
+            if options.bind_process:  # from now on, only its processes are answered
+                scope.agent = agent
+
         return await run_command(
             options.command,
             limits,
             stdin=line.encode("utf-8"),
             env={**os.environ, **urls.environment()},
             cwd=options.cwd,
+            marker=urls.marker(),
+            on_start=bind,
         )
     assert options.url is not None
     return await call_url(options.url, {**given, "env": urls.environment()}, limits)

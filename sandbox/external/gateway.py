@@ -3,7 +3,10 @@
 ``episode_server(scope)`` serves one episode on ``127.0.0.1`` (an ephemeral port, uvicorn in
 this event loop) for as long as the ``async with`` lasts, and yields the ``EpisodeUrls`` the
 agent is given. Every route sits under a random per-episode token, so nothing else on the
-machine (another episode's agent, a stray process on a reused port) lands in this episode:
+machine (a stray process on a reused port) lands in this episode; once the agent's command is
+started, only connections from its own processes are answered (``sandbox.external.peer``: the
+token is in the agent's environment, which another episode's agent could read), and once the
+episode is over no route answers (403 and the refusal's status):
 
 =====================================  ==========================================================
 ``POST /e/<t>/v1/chat/completions``    the model proxy (``sandbox.external.proxy``)
@@ -40,11 +43,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandbox.external.mcp_tools import episode_mcp
+from sandbox.external.peer import EpisodeProcesses
 from sandbox.external.proxy import (
     NO_RETRY,
     BadRequest,
     error_body,
     include_usage,
+    json_body,
     model_request,
     models_list,
     sse_events,
@@ -69,6 +74,10 @@ class EpisodeUrls:
 
     base: str
     """``http://127.0.0.1:<port>/e/<token>``: the tool scope (``SANDBOX_TOOLS_URL``)."""
+
+    def marker(self) -> bytes:
+        """What only this episode's processes hold in their environment (its token)."""
+        return f"SANDBOX_TOOLS_URL={self.base}\0".encode()
 
     def environment(self) -> dict[str, str]:
         """The variables the agent's process gets."""
@@ -98,6 +107,10 @@ class EpisodeGateway:
             await _json(404, {"error": message, "response": ""})(scope, receive, send)
             return
         sub = path[len(self.prefix) :] or "/"
+        refused = self._refused(sub, scope)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         try:
             response = await self._route(sub, scope, receive, send)
         except Exception as e:  # a bug or a harness error: the episode raises it
@@ -106,6 +119,27 @@ class EpisodeGateway:
             response = _json(500, error_body(500, "sandbox_error", message), NO_RETRY)
         if response is not None:
             await response(scope, receive, send)
+
+    def _refused(self, sub: str, scope: Scope) -> Response | None:
+        """The answer to a request this episode does not serve at all: one from a process that
+        is not its agent's (``sandbox.external.peer``), or any request once it is over (its
+        tools, the suite's routes, the model list: nothing answers after the end)."""
+        agent = self.episode.agent
+        if agent is not None and not _from(agent, scope):
+            refusal = Refusal(
+                403,
+                "not_the_agent",
+                "this episode answers only its own agent's processes (a request from another "
+                "process, or another episode's agent, is refused)",
+            )
+        elif self.episode.over:
+            refusal = self.episode.refusal()
+        else:
+            return None
+        if sub.startswith("/v1/") or sub == "/v1":
+            body = error_body(refusal.status, refusal.code, refusal.message)
+            return _json(refusal.status, body, NO_RETRY)
+        return _json(refusal.status, {"error": refusal.message, "response": ""})
 
     async def _route(self, sub: str, scope: Scope, receive: Receive, send: Send) -> Any:
         method = scope["method"]
@@ -131,10 +165,9 @@ class EpisodeGateway:
         return _json(404, error_body(404, "unknown_route", message), NO_RETRY)
 
     async def _complete(self, request: Request) -> Response:
-        try:
-            body = json.loads(await request.body())
-        except ValueError as e:
-            return _bad(BadRequest(f"the request body is not JSON: {e}"))
+        body = json_body(await request.body())
+        if isinstance(body, BadRequest):
+            return _bad(body)
         wanted = model_request(body)
         if isinstance(wanted, BadRequest):
             return _bad(wanted)
@@ -150,10 +183,9 @@ class EpisodeGateway:
         return _json(200, answer)
 
     async def _call(self, request: Request) -> Response:
-        try:
-            body = json.loads(await request.body())
-        except ValueError as e:
-            return _json(400, {"error": f"the request body is not JSON: {e}", "response": ""})
+        body = json_body(await request.body())
+        if isinstance(body, BadRequest):
+            return _json(400, {"error": body.message, "response": ""})
         name = body.get("name") if isinstance(body, dict) else None
         if not isinstance(name, str):
             message = 'POST /call takes {"name": <a function name>, "arguments": {...}}'
@@ -191,6 +223,14 @@ class EpisodeGateway:
         if isinstance(answer, Refusal):
             return _json(answer.status, {"error": answer.message, "response": ""})
         return Response(answer.body, answer.status, headers=dict(answer.headers))
+
+
+def _from(agent: EpisodeProcesses, scope: Scope) -> bool:
+    """Whether the request's connection was made by one of the agent's processes."""
+    client, server = scope.get("client"), scope.get("server")
+    if not client or not server:
+        return False
+    return agent.connected(int(client[1]), int(server[1]))
 
 
 def _arguments(value: Any) -> str:

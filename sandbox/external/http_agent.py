@@ -15,7 +15,7 @@ import contextlib
 import time
 from typing import Any
 
-from sandbox.external.process import STDOUT_KEPT, AgentExit, Limits, supervise
+from sandbox.external.process import STDOUT_KEPT, AgentExit, Limits, Tail, supervise
 
 __all__ = ["call_url"]
 
@@ -38,7 +38,7 @@ async def call_url(url: str, payload: dict[str, Any], limits: Limits) -> AgentEx
     started = time.monotonic()
     result = AgentExit()
     async with httpx.AsyncClient(timeout=None) as client:
-        request = asyncio.ensure_future(client.post(url, json=payload))
+        request = asyncio.ensure_future(_post(client, url, payload))
         try:
             await supervise(_Request(request), result, limits)
         finally:
@@ -52,11 +52,21 @@ async def call_url(url: str, payload: dict[str, Any], limits: Limits) -> AgentEx
     if error is not None:
         result.unreachable = f"{type(error).__name__}: {error}"
         return result
-    response = request.result()
-    result.exit_code = 0 if response.is_success else response.status_code
-    if response.is_success:
-        result.stdout = response.text[-STDOUT_KEPT:]
+    status, body = request.result()
+    result.exit_code = 0 if 200 <= status < 300 else status
+    if result.exit_code == 0:
+        result.stdout, result.stdout_cut = body.text(), body.cut
     else:
         chars = limits.stderr_chars
-        result.stderr = response.text[-chars:] if chars else ""
+        result.stderr = body.text()[-chars:] if chars else ""
     return result
+
+
+async def _post(client: Any, url: str, payload: dict[str, Any]) -> tuple[int, Tail]:
+    """POST the task; the status and the end of the body (at most ``STDOUT_KEPT`` bytes kept
+    however long the body is: an endless one is cut at the deadline)."""
+    body = Tail(STDOUT_KEPT)
+    async with client.stream("POST", url, json=payload) as response:
+        async for chunk in response.aiter_bytes():
+            body.add(chunk)
+    return response.status_code, body

@@ -49,6 +49,14 @@ class ExternalOptions(AgentOptions):
         description="Characters of the end of the agent's stderr kept in the trajectory.",
     )
 
+    bind_process: bool = Field(
+        default=True,
+        description="Answer an episode's URLs only to connections from the command's own "
+        "processes (its session and their descendants, read from /proc; Linux), so that no "
+        "other episode's agent can act in it; turn off for an agent whose processes are not "
+        "the command's descendants (a container started through a daemon).",
+    )
+
     @model_validator(mode="after")
     def _command_or_url(self) -> ExternalOptions:
         if bool(self.command and self.command.strip()) == bool(self.url and self.url.strip()):

@@ -4,37 +4,42 @@
 it starts share one process group), writes the task as one JSON line on its stdin and closes it,
 and keeps the end of its stdout and stderr. It returns when the agent exits; when the episode
 ended (``Limits.ended``: a ``Finish``, a spent budget) and the agent has not exited within
-``grace`` seconds; or at the deadline. Whatever ends it, on the way out the whole group gets
-SIGTERM, then SIGKILL ``grace`` seconds later (at once when the agent already exited: what it
-left running is killed), so no process of the agent outlives its episode, a run stopped by
+``grace`` seconds; or at the deadline. Whatever ends it, on the way out every process of the
+agent (its group and session, their descendants, a child that started a session of its own
+included, and strays holding the episode's marker: ``sandbox.external.peer``) gets SIGTERM,
+then SIGKILL ``grace`` seconds later (at once when the agent already exited: what it left
+running is killed), so no process of the agent outlives its episode, a run stopped by
 Ctrl-C or SIGTERM included (the episode's task is cancelled and this cleanup runs).
 
 The process is started synchronously (``subprocess.Popen``), so there is no moment at which it
 exists and the episode does not know it; its exit is waited for by a thread of its own (its own
 exit, not its pipes': a process it left running may hold them open), and its pipes are read by
 the event loop. ``supervise`` is shared with the HTTP agent (``sandbox.external.http_agent``).
-What happened is an ``AgentExit``. May import the standard library only.
+What happened is an ``AgentExit``. May import the standard library and
+``sandbox.external.peer``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal, Protocol
 
-__all__ = ["STDOUT_KEPT", "AgentExit", "Limits", "run_command", "supervise"]
+from sandbox.external.peer import EpisodeProcesses
+
+__all__ = ["STDOUT_KEPT", "AgentExit", "Limits", "Tail", "run_command", "supervise"]
 
 Timeout = Literal["budget", "timeout"]
 _CHUNK = 65536
-STDOUT_KEPT = 65536
-"""Bytes of the end of the agent's stdout kept (its last line is its answer)."""
+STDOUT_KEPT = 4 * 2**20
+"""Bytes of the end of the agent's stdout kept (4 MiB): its last line is its answer, so this is
+the longest answer line read; a longer one ends the episode ``agent_answer_too_long``."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class AgentExit:
     """The sandbox stopped it after its episode had ended."""
     stdout: str = ""
     """The end of its stdout (an HTTP agent: the response body)."""
+    stdout_cut: bool = False
+    """Its stdout was longer than ``STDOUT_KEPT``: ``stdout`` lost its beginning."""
     stderr: str = ""
     """The end of its stderr (an HTTP agent that failed: the end of the response body)."""
     unreachable: str | None = None
@@ -71,30 +78,38 @@ class AgentExit:
     seconds: float = 0.0
 
 
-class _Tail:
+class Tail:
     """The last ``limit`` bytes of a stream."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.data = bytearray()
+        self.cut = False
+        """Bytes were dropped from the front."""
 
     async def read(self, stream: asyncio.StreamReader) -> None:
         while True:
             chunk = await stream.read(_CHUNK)
             if not chunk:
                 return
-            self.data += chunk
-            if len(self.data) > self.limit:
-                del self.data[: len(self.data) - self.limit]
+            self.add(chunk)
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk[-self.limit :]
+        if len(self.data) > self.limit or len(chunk) > self.limit:
+            self.cut = True
+            del self.data[: len(self.data) - self.limit]
 
     def text(self) -> str:
         return self.data.decode("utf-8", "replace")
 
 
 class _Agent:
-    """The agent's process: its group, and the event of its own exit."""
+    """The agent's process: its processes, and the event of its own exit."""
 
-    def __init__(self, command: str, *, env: dict[str, str], cwd: str | None) -> None:
+    def __init__(
+        self, command: str, *, env: dict[str, str], cwd: str | None, marker: bytes
+    ) -> None:
         self.popen = subprocess.Popen(
             ["/bin/sh", "-c", command],
             stdin=subprocess.PIPE,
@@ -104,6 +119,7 @@ class _Agent:
             cwd=cwd,
             start_new_session=True,
         )
+        self.group = EpisodeProcesses(self.popen.pid, marker)
         self.exited = asyncio.Event()
         loop = asyncio.get_running_loop()
         reaper = threading.Thread(target=self._reap, args=(loop,), daemon=True)
@@ -117,34 +133,43 @@ class _Agent:
     async def wait(self) -> None:
         await self.exited.wait()
 
-    def signal_group(self, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, sig)
-
     async def stop(self, grace: float) -> None:
-        """SIGTERM to the group, SIGKILL after ``grace`` (at once when the agent exited
-        already: only what it left behind is in the group)."""
+        """SIGTERM to the agent's processes, SIGKILL after ``grace`` (at once when the agent
+        exited already: only what it left behind is left). Its processes are its group, its
+        session, their descendants (a child in a session of its own too) and whatever still
+        holds the episode's marker in its environment (``sandbox.external.peer``)."""
         try:
             if not self.exited.is_set():
-                self.signal_group(signal.SIGTERM)
+                self.group.signal_all(signal.SIGTERM)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self.wait(), grace)
         finally:
-            self.signal_group(signal.SIGKILL)
+            self.group.signal_all(signal.SIGKILL)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.wait(), 5.0)
 
 
 async def run_command(
-    command: str, limits: Limits, *, stdin: bytes, env: dict[str, str], cwd: str | None
+    command: str,
+    limits: Limits,
+    *,
+    stdin: bytes,
+    env: dict[str, str],
+    cwd: str | None,
+    marker: bytes = b"",
+    on_start: Callable[[EpisodeProcesses], None] | None = None,
 ) -> AgentExit:
-    """Run the agent's command for one episode (see the module docstring)."""
+    """Run the agent's command for one episode (see the module docstring). ``marker`` is text
+    of ``env`` no other process has (stray processes holding it are stopped with the agent);
+    ``on_start`` is told the agent's processes as soon as it is started."""
     started = time.monotonic()
     try:
-        agent = _Agent(command, env=env, cwd=cwd)
+        agent = _Agent(command, env=env, cwd=cwd, marker=marker)
     except OSError as e:  # a working directory that is not there, no /bin/sh
         return AgentExit(exit_code=127, stderr=f"cannot start the agent: {e}")
-    out, err = _Tail(STDOUT_KEPT), _Tail(max(limits.stderr_chars, 1) * 4)
+    if on_start is not None:
+        on_start(agent.group)
+    out, err = Tail(STDOUT_KEPT), Tail(max(limits.stderr_chars, 1) * 4)
     io: list[asyncio.Future[Any]] = []
     result = AgentExit()
     try:
@@ -157,7 +182,7 @@ async def run_command(
         await agent.stop(limits.grace)
         await _drain(io)
     result.exit_code, result.signal = _status(agent.popen.returncode)
-    result.stdout = out.text()
+    result.stdout, result.stdout_cut = out.text(), out.cut
     chars = limits.stderr_chars
     result.stderr = err.text()[-chars:] if chars else ""
     result.seconds = time.monotonic() - started

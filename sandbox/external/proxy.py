@@ -24,14 +24,18 @@ from agents.models.exchange import ModelRequest
 __all__ = [
     "BadRequest",
     "ERROR_TYPES",
+    "MAX_DEPTH",
     "NO_RETRY",
     "error_body",
+    "json_body",
     "model_request",
     "models_list",
     "sse_events",
     "stream_chunks",
 ]
 
+MAX_DEPTH = 64
+"""The deepest nesting of a request body's JSON read (a chat request needs about six)."""
 TRANSPORT_FIELDS = ("model", "messages", "tools", "stream", "stream_options", "n")
 """Request fields that are not parameters of the model call."""
 
@@ -53,6 +57,64 @@ class BadRequest:
     param: str | None = None
 
 
+def json_body(raw: bytes) -> Any:
+    """A request body's JSON, or a ``BadRequest`` saying why not (not JSON, or nested deeper
+    than ``MAX_DEPTH``: a body 100,000 levels deep is refused, not a recursion error)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        if isinstance(e, RecursionError):
+            return BadRequest(f"the request body is nested deeper than {MAX_DEPTH} levels")
+        return BadRequest(f"the request body is not JSON: {e}")
+    if _deeper_than(data, MAX_DEPTH):
+        return BadRequest(f"the request body is nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    todo = [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            todo.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
+    return False
+
+
+def _message_problem(i: int, m: Any) -> str | None:
+    """Why message ``i`` is not a chat message the model layer can take (None when it is)."""
+    if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+        return f"messages[{i}] must be an object with a role"
+    content = m.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"messages[{i}].content must be text, an array of parts or null"
+    if isinstance(content, list) and not all(isinstance(p, dict) for p in content):
+        return f"messages[{i}].content must hold content part objects"
+    calls = m.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            return f"messages[{i}].tool_calls must be an array of tool calls"
+        for j, call in enumerate(calls):
+            function = call.get("function") if isinstance(call, dict) else None
+            if not (
+                isinstance(function, dict)
+                and isinstance(function.get("name"), str)
+                and isinstance(function.get("arguments", ""), str)
+                and isinstance(call.get("id", ""), str)
+            ):
+                return (
+                    f"messages[{i}].tool_calls[{j}] must be "
+                    '{"id": "...", "type": "function", "function": {"name": "...", '
+                    '"arguments": "<JSON text>"}}'
+                )
+    for key in ("tool_call_id", "name"):
+        if m.get(key) is not None and not isinstance(m.get(key), str):
+            return f"messages[{i}].{key} must be text"
+    return None
+
+
 def model_request(body: Any) -> ModelRequest | BadRequest:
     """The model call a request body asks for, or why it cannot be made."""
     if not isinstance(body, dict):
@@ -60,8 +122,10 @@ def model_request(body: Any) -> ModelRequest | BadRequest:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return BadRequest("messages must be a non-empty array of messages", "messages")
-    if not all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages):
-        return BadRequest("every message must be an object with a role", "messages")
+    for i, m in enumerate(messages):
+        problem = _message_problem(i, m)
+        if problem is not None:
+            return BadRequest(problem, "messages")
     tools = body.get("tools")
     if tools is None:
         tools = []

@@ -52,6 +52,7 @@ from agents.step import DEFAULT_MAX_USER_TURNS, Stop, truncate_observation
 from agents.toolenv import GIVE_ANSWER, Observation, ToolEnv
 from agents.trajectory import ErrorRecord, FinishCall, Node, Status, StepCall
 from agents.user import User, ask_user, failure_kind
+from sandbox.external.peer import EpisodeProcesses
 from sandbox.external.record import EpisodeRecord
 from sandbox.tool_envs.forward import ForwardedCall, Forwarder, route_kind
 from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv, observation_text
@@ -131,6 +132,8 @@ class EpisodeScope:
         self.user_ended = False
         self.fatal: BaseException | None = None
         self.ended = asyncio.Event()
+        self.agent: EpisodeProcesses | None = None
+        """The agent's processes, once started with ``bind_process``: the only ones answered."""
         self._model_lock = asyncio.Lock()
         self._tool_lock = asyncio.Lock()
 

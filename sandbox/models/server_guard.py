@@ -10,7 +10,9 @@ stdout, then waits until the launcher closes the guard's stdin, the guard gets S
 server exits. The launcher never closes stdin but to stop the server, and the system closes it
 when the launcher dies however it dies (SIGKILL, a crash; the guard then also removes the log,
 which nobody will read), so a server is always stopped: its
-process group gets SIGTERM, then SIGKILL after ``GRACE`` seconds if anything of it is left (a
+process group, and every process below the guard (the guard is the subreaper of what the
+server starts, so a child that started a session of its own and lost its parent is still
+below it), gets SIGTERM, then SIGKILL after ``GRACE`` seconds if anything of it is left (a
 server that ignores SIGTERM, or one still finishing a generation). Ctrl-C is ignored here: the
 launcher decides. The guard exits with the server's exit code (or 128 + the signal).
 Standard library only.
@@ -26,6 +28,8 @@ import subprocess
 import sys
 import threading
 import time
+
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def _group_alive(pgid: int) -> bool:
@@ -43,18 +47,71 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
 
 
+def _adopt_orphans() -> None:
+    """Become the subreaper of what the server starts (Linux): a child it leaves behind, even
+    in a session of its own after its parent exited, is re-parented to this guard instead of
+    to init, so ``_descendants`` still finds it."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _descendants() -> set[int]:
+    """Every live process below this guard (read from /proc; empty without it)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[1].split()
+                if fields[0] != "Z":
+                    children.setdefault(int(fields[1]), []).append(int(name))
+    found: set[int] = set()
+    todo = [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+
+def _signal_all(pgid: int, signum: int) -> set[int]:
+    """``signum`` to the server's group and to every process below the guard (a child the
+    server started in a session of its own too); the pids signalled."""
+    _signal_group(pgid, signum)
+    found = _descendants()
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
+    return found
+
+
+def _reap() -> None:
+    """Collect the adopted processes that ended (the server itself is ``Popen``'s)."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+
+
 def stop_group(child: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM to the server's group, then SIGKILL after ``grace`` seconds if any of it lives."""
+    """SIGTERM to the server's group and everything it started, then SIGKILL after ``grace``
+    seconds if any of it lives."""
     pgid = child.pid
-    _signal_group(pgid, signal.SIGTERM)
+    _signal_all(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         child.poll()
-        if not _group_alive(pgid):
+        _reap()
+        if not _group_alive(pgid) and not _descendants():
             break
         time.sleep(0.05)
-    _signal_group(pgid, signal.SIGKILL)
+    _signal_all(pgid, signal.SIGKILL)
     child.wait()
+    _reap()
 
 
 def main(argv: list[str]) -> int:
@@ -65,6 +122,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     stop = threading.Event()  # set by SIGTERM; no thread waits on it
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    _adopt_orphans()
     with open(log, "ab") as out:
         try:
             child = subprocess.Popen(

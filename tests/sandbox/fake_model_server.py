@@ -12,7 +12,9 @@ short text otherwise, with usage), and appends what happened to the JSON-lines f
 - ``FAKE_SERVER_LISTEN_AFTER=S``: listens only S seconds after starting (a slow start);
 - ``FAKE_SERVER_EXIT=N``: writes a few lines to stderr and exits with code N at once;
 - ``FAKE_SERVER_NOT_READY=1``: ``/v1/models`` answers 503 forever;
-- ``FAKE_SERVER_REPLY_DELAY=S``: every chat reply takes S seconds.
+- ``FAKE_SERVER_REPLY_DELAY=S``: every chat reply takes S seconds;
+- ``FAKE_SERVER_DAEMON=PATH``: starts a child in a session of its own through a shell that
+  exits at once (a daemon: its parent is gone), and writes the child's pid to PATH.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -121,6 +124,9 @@ def main(argv: list[str]) -> int:
             os._exit(0)
 
     signal.signal(signal.SIGTERM, on_term)
+    daemon = os.environ.get("FAKE_SERVER_DAEMON")
+    if daemon:
+        subprocess.run(["/bin/sh", "-c", f"setsid sleep 600 & echo $! > {daemon}"], check=True)
     time.sleep(float(os.environ.get("FAKE_SERVER_LISTEN_AFTER") or 0))
     host = _option(argv, "--host") or "127.0.0.1"
     port = int(_option(argv, "--port") or 8000)

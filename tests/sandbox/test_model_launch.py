@@ -188,6 +188,22 @@ async def test_a_server_that_ignores_sigterm_is_killed_after_the_grace_period(
     assert 1.0 <= took < 30.0
 
 
+async def test_a_child_the_server_started_in_a_session_of_its_own_is_stopped_with_it(
+    tmp_path: Path, fake_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A daemon of the server's (a new session, its parent gone) does not outlive the server
+    (issue 40 item 3): the guard adopts it and stops it with the rest."""
+    pidfile = tmp_path / "daemon.pid"
+    monkeypatch.setenv("FAKE_SERVER_DAEMON", str(pidfile))
+    server = _fake_server(tmp_path, grace=1.0)
+    await server.start()
+    daemon = int(pidfile.read_text())
+    assert not wait_gone(daemon, 0.2)  # it runs beside the server, in a session of its own
+    assert os.getsid(daemon) == daemon != os.getsid(server.pid or 0)
+    await server.stop()
+    assert wait_gone(daemon, 5.0), "the server's daemon outlived stop()"
+
+
 async def test_a_server_that_honours_sigterm_stops_at_once(tmp_path: Path, fake_env: Path) -> None:
     server = _fake_server(tmp_path, grace=60.0)
     await server.start()
