@@ -278,13 +278,33 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> None:
 
 
 def validate_settings(model: type[M], data: Mapping[str, Any]) -> M:
-    """``model`` from merged settings; ``ConfigError`` naming each bad setting's flag and path."""
+    """``model`` from merged settings; ``ConfigError`` naming each bad setting's flag and path.
+    A number setting given ``true`` or ``false`` is one of them (pydantic would take it as 1
+    or 0: ``seed: true`` in a file is a mistake, not seed 1)."""
+    booleans = [
+        f"{s.flag_name} ({s.path}) takes a number, not {json.dumps(value)}"
+        for s in setting_fields(model)
+        if unwrap_optional(s.field.annotation) in (int, float)
+        and isinstance(value := _given_at(data, s.path), bool)
+    ]
+    if booleans:
+        raise ConfigError(f"invalid settings: {'; '.join(booleans)}")
     try:
         return model.model_validate(dict(data))
     except ValidationError as e:
         leaves = {s.path: s for s in setting_fields(model)}
         problems = "; ".join(_problem(err, leaves) for err in e.errors())
         raise ConfigError(f"invalid settings: {problems}") from e
+
+
+def _given_at(data: Mapping[str, Any], path: str) -> Any:
+    """The value ``data`` gives at a dotted path (None when it gives none)."""
+    value: Any = data
+    for name in path.split("."):
+        if not isinstance(value, Mapping) or name not in value:
+            return None
+        value = value[name]
+    return value
 
 
 def _problem(err: Any, leaves: Mapping[str, SettingField]) -> str:

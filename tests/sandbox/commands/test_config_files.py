@@ -117,6 +117,7 @@ def test_a_flat_manifest_config_is_a_config_file_too(tmp_path: Path) -> None:
         (["-C", "seed"], "-C expects PATH=VALUE"),
         (["-O", "width"], "--agent-option expects KEY=VALUE"),
         (["-C", "budget.max_depth=0"], "--max-depth (budget.max_depth): Input should be greater"),
+        (["-C", "seed=true"], "--seed (seed) takes a number, not true"),
     ],
 )
 def test_bad_overrides_are_one_line_errors(
@@ -138,6 +139,11 @@ def test_bad_overrides_are_one_line_errors(
         ("", "holds nothing, not a mapping of settings"),
         ("max_depth: 3\nbudget: {max_depth: 4}\n", "budget.max_depth is given twice"),
         ("just text\n", "holds a str, not a mapping of settings"),
+        # a number given true or false is no number (pydantic would make it 1 or 0)
+        ("seed: true\n", "--seed (seed) takes a number, not true"),
+        ("trials: true\n", "--trials (trials) takes a number, not true"),
+        ("budget: {max_cost: false}\n", "--max-cost (budget.max_cost) takes a number, not false"),
+        ("executor: {concurrency: true}\n", "(executor.concurrency) takes a number, not true"),
     ],
 )
 def test_bad_config_files_are_one_line_errors(
