@@ -31,6 +31,12 @@ class ExternalAgent(BaseAgent[ExternalOptions]):
     name = "external"
     Options = ExternalOptions
 
+    @property
+    def overrun_grace(self) -> float:
+        """How long past ``--max-seconds`` an episode may take (``sandbox.run.wall_clock``):
+        stopping the agent takes up to two graces and the reading of its pipes two seconds."""
+        return 2 * self.options.grace + 5.0
+
     async def run(
         self,
         *,

@@ -5,13 +5,14 @@ A bug in an agent or a model (any exception but a ``SandboxError``, ``SystemExit
 own) does not stop the run: the episode is recorded with status ``error`` and an ``internal``
 error holding the traceback, so ``--resume`` runs it again. What a strategy returns is checked
 (a ``Trajectory`` of the episode's task; one of a strategy outside the project must also read back
-as every reader reads it), and a strategy that has not returned ``WALL_CLOCK_GRACE`` seconds after
-its episode's ``max_seconds`` is stopped: the episode ends ``budget_exhausted`` with an agent error
-record (``agents.plugin_calls`` names such code in messages). A configuration error of the
-model endpoint (a refused key, an unknown model: ``ModelError.configuration``) stops the run:
-``EndpointConfigError``, with the endpoint's message; the episode is not recorded, so
-``--resume`` runs it once the set-up is fixed. May import ``sandbox.models``,
-``sandbox.tool_envs``, ``sandbox.store`` and ``agents`` only.
+as every reader reads it), and a strategy that has not returned within its episode's
+``max_seconds`` and a grace is stopped (``sandbox.run.wall_clock``): the episode ends
+``budget_exhausted`` with an agent error record (``agents.plugin_calls`` names such code in
+messages). A configuration error of the model endpoint (a refused key, an unknown model:
+``ModelError.configuration``) stops the run: ``EndpointConfigError``, with the endpoint's
+message; the episode is not recorded, so ``--resume`` runs it once the set-up is fixed. May
+import ``sandbox.models``, ``sandbox.tool_envs``, ``sandbox.store``, ``sandbox.run.wall_clock``
+and ``agents`` only.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -34,18 +35,12 @@ from mock_tools.worlds.world import WorldEngine
 from sandbox.errors import EndpointConfigError, SandboxError
 from sandbox.eval.world_verdict import world_verdict
 from sandbox.models import ModelProvider, ModelSpec
+from sandbox.run.wall_clock import Overran, overrun_grace, within_wall_clock
 from sandbox.store.record_redaction import redact_trajectory
 from sandbox.tool_envs import ToolEnvs
 from sandbox.users import UserProvider
 
-__all__ = [
-    "STOP_WAIT",
-    "WALL_CLOCK_GRACE",
-    "EpisodePlan",
-    "failed_episode",
-    "model_budget",
-    "run_episode",
-]
+__all__ = ["EpisodePlan", "failed_episode", "model_budget", "run_episode"]
 
 log = logging.getLogger(__name__)
 
@@ -103,15 +98,6 @@ def model_budget(budget: Budget, spec: ModelSpec) -> Budget:
     return budget.model_copy(update={"max_seconds": spec.max_seconds})
 
 
-WALL_CLOCK_GRACE = 5.0
-"""Seconds a strategy is given past its episode's ``max_seconds`` to return on its own (the
-built-ins stop at ``max_seconds``: between calls, and a call in flight is cut) before the
-harness stops it."""
-STOP_WAIT = 2.0
-"""Seconds a stopped strategy is given to finish its cancellation; one that ignores it is left
-behind (its episode is recorded all the same)."""
-
-
 async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int) -> Trajectory:
     """Run episode ``(task, trial)`` and return its trajectory (never raises for a bug in it)."""
     meta = EpisodeMeta(scenario_id=task.id, run_id=plan.run_id, trial=trial, seed=plan.seed)
@@ -126,10 +112,11 @@ async def run_episode(plan: EpisodePlan, tools: ToolEnvs, task: Task, trial: int
         model = plan.models.for_episode(task, seed=plan.seed, trial=trial)
         agent = strategy.build()
         run = agent.run(model=model, env=env, query=task.query, budget=budget, episode=meta)
-        traj = _checked(await _within_wall_clock(run, budget), task, strategy)
+        grace = overrun_grace(agent)
+        traj = _checked(await within_wall_clock(run, budget, grace), task, strategy)
     except SandboxError:
         raise
-    except _Overran as e:
+    except Overran as e:
         traj = failed_episode(
             plan,
             task,
@@ -168,54 +155,6 @@ def agent_name(strategy: ResolvedStrategy) -> str:
     if not is_foreign(cls):
         return f"agent {strategy.name!r}"
     return f"agent {strategy.name!r} ({cls.__module__}.{getattr(cls, '__qualname__', cls)})"
-
-
-class _Overran(Exception):
-    """The strategy did not return within its episode's wall clock (and the grace)."""
-
-
-class _Escaped(Exception):
-    """``SystemExit`` or ``KeyboardInterrupt`` raised inside a strategy run as a task of its own
-    (a task would hand them to the event loop, ending the run)."""
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(str(original))
-        self.original = original
-
-
-async def _contained(run: Coroutine[Any, Any, Any]) -> Any:
-    try:
-        return await run
-    except (SystemExit, KeyboardInterrupt) as e:
-        raise _Escaped(e) from e
-
-
-async def _within_wall_clock(run: Coroutine[Any, Any, Any], budget: Budget) -> Any:
-    """What ``run`` returns, or ``_Overran`` once it has run ``WALL_CLOCK_GRACE`` seconds past
-    ``budget.max_seconds`` (it is then cancelled; without ``max_seconds``, nothing bounds it)."""
-    if budget.max_seconds is None:
-        return await run
-    task = asyncio.ensure_future(_contained(run))
-    limit = budget.max_seconds + WALL_CLOCK_GRACE
-    try:
-        await asyncio.wait({task}, timeout=limit)
-    except asyncio.CancelledError:  # the run is stopping: the episode stops with it
-        task.cancel()
-        await asyncio.wait({task}, timeout=STOP_WAIT)
-        raise
-    if not task.done():
-        task.cancel()
-        await asyncio.wait({task}, timeout=STOP_WAIT)
-        if not task.done():
-            log.warning("a strategy ignored its cancellation; it is left running")
-        raise _Overran(
-            f"did not return within the episode's max_seconds ({budget.max_seconds:g} s) and "
-            f"{WALL_CLOCK_GRACE:g} s of grace: stopped, its steps are lost"
-        )
-    try:
-        return task.result()
-    except _Escaped as e:
-        raise e.original from None
 
 
 def _checked(value: Any, task: Task, strategy: ResolvedStrategy) -> Trajectory:

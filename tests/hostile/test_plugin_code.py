@@ -149,7 +149,7 @@ def test_39_1_a_strategy_that_never_returns_is_stopped_by_the_wall_clock(
     (traj,) = _episodes(tmp_path)
     assert (traj["status"], traj["end_reason"]) == ("budget_exhausted", "budget:max_seconds")
     assert traj["errors"][0]["kind"] == "agent"
-    assert "did not return within the episode's max_seconds" in traj["errors"][0]["message"]
+    assert "did not return within --max-seconds" in traj["errors"][0]["message"]
 
 
 # -- evaluation protocols --------------------------------------------------------------------
