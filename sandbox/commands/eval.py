@@ -174,6 +174,9 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
         out["tie_rate"] = round(w.tie_rate, 6) if w.n else None
         out["tooleval_win_rate"] = _rounded(rate_or_none(w.tooleval_win_rate))
         out["mcnemar_p"] = round(scores.reference.paired.p_value, 6)
+    warnings = [n for n in scores.notes if n.startswith("warning:")]
+    if warnings:  # e.g. a reference run on another suite version (compare's line has them too)
+        out["warnings"] = warnings
     if scores.judge is not None:
         out["judge"] = scores.judge.model
         out["judge_kind"] = scores.judge.kind
@@ -216,6 +219,9 @@ def handle(args: Any) -> int:
     failed = report_judge_errors(scores)
     if settings.json_line:
         print(json.dumps(json_summary(scores, args.run), sort_keys=True))
+        for note in scores.notes:  # stdout holds the one line; a warning still reaches the user
+            if note.startswith("warning:"):
+                print(note, file=sys.stderr)
     else:
         console = stdout_console()
         print_table(scores, console)
