@@ -224,6 +224,8 @@ def _generated(
     forward = _object(data.get("forward_args"))
     search = _dfs_search if layout == "dfs" else _chain_search
     reader, method, candidates = search(data, offered, method, forward)
+    for settings in candidates:
+        settings.check()  # a file whose forward_args no agent runs with is skipped
     valid = bool(gen.get("valid_data"))
     messages = (gen.get("train_messages") or [[]])[-1]
     # a CoT file has no finish_type: only an answer is valid data there

@@ -22,12 +22,16 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from agents.agent import EpisodeMeta
+from agents.errors import AgentsError
 from agents.models.replay import ReplayModel, tree_difference
 from agents.step import function_name
 from agents.toolenv import FINISH, DispatchRule, Observation
 from agents.trajectory import Trajectory
 from sandbox.store.config import RunConfig
+from sandbox.store.error_text import first_error
 
 __all__ = ["DFS_BACKTRACKS", "EpisodeSettings", "RecordedEnv", "Settled", "settle"]
 
@@ -60,6 +64,17 @@ class EpisodeSettings:
                 **values,
             }
         )
+
+    def check(self) -> None:
+        """``ValueError`` saying why no agent runs with these settings (an answer file's
+        ``forward_args`` giving ``tree_beam_size: -5``), before any episode is re-run."""
+        try:
+            config = self.config()
+            config.strategy()
+            config.budget_for()
+        except (AgentsError, ValidationError) as e:
+            text = first_error(e) if isinstance(e, ValidationError) else str(e)
+            raise ValueError(f"its settings run no agent: {text}") from None
 
     def key(self) -> str:
         return json.dumps(

@@ -135,6 +135,31 @@ def test_synthetic_tree(tmp_path: Path) -> None:
     assert traj.status.value == "answered"
 
 
+@pytest.mark.parametrize(
+    ("forward", "says"),
+    [
+        ({"tree_beam_size": -5}, "width: Input should be greater than or equal to 1"),
+        ({"single_chain_max_step": 0}, "max_depth"),
+    ],
+)
+def test_an_answer_file_whose_settings_run_no_agent_is_skipped_not_fatal(
+    tmp_path: Path, forward: dict, says: str
+) -> None:
+    """One malformed file (issue 40 item 8) is skipped with its reason; the others import."""
+    folder = tmp_path / "G1_answer"
+    folder.mkdir()
+    (folder / "3_ChatGPT_DFS_woFilter_w2.json").write_text(json.dumps(_answer_file()))
+    bad = _answer_file()
+    bad["forward_args"] = {**bad.get("forward_args", {}), **forward}
+    (folder / "4_ChatGPT_DFS_woFilter_w2.json").write_text(json.dumps(bad))
+    summary = import_answers([folder], tmp_path / "suite")
+    (skipped,) = summary.skipped
+    assert skipped.source.endswith("4_ChatGPT_DFS_woFilter_w2.json")
+    assert "unreadable answer file: its settings run no agent" in skipped.reason
+    assert says in skipped.reason
+    assert [t.id for t in load_suite(tmp_path / "suite").tasks] == ["G1-3"]
+
+
 ANSWERS = "toolbench/data_example/answer"
 RUN = "original-runs/DFS_woFilter_w2"
 
