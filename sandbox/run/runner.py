@@ -22,7 +22,7 @@ import io
 import logging
 import shutil
 import signal
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -423,12 +423,10 @@ async def _run_stored(
                 commit = GroupCommit(store)
                 reports = EpisodeReports(todo, f"executor {config.executor.name!r}")
                 try:
-                    done = _keep(commit, progress, executor, spend, reports)
+                    run = executor.run(batch, _keep(commit, progress, executor, spend, reports))
                     if is_foreign(type(executor)):
-                        with plugin_code(reports.what, PluginFailure, passing=(SandboxError,)):
-                            await executor.run(batch, done)
-                    else:
-                        await executor.run(batch, done)
+                        run = _as_plugin(run, reports.what)
+                    await _until_failed(run, commit)
                     reports.finish(spend.skipped)
                     await commit.drain()  # the run's episodes are durable before it is scored
                 except asyncio.CancelledError:
@@ -450,6 +448,13 @@ async def _run_stored(
         status = "interrupted"
         store.manifest.error = "interrupted; the finished episodes are kept, --resume continues"
         raise
+    except BrokenPipeError:  # the reader of its progress or table went away (`| head`)
+        status = "interrupted"
+        store.manifest.error = (
+            "the reader of its output went away (a closed pipe); the finished episodes are "
+            "kept, --resume continues"
+        )
+        raise
     except SandboxError as e:
         store.manifest.error = str(e)
         raise
@@ -461,6 +466,30 @@ async def _run_stored(
             store.manifest.ended_at = datetime.now(timezone.utc)
             with contextlib.suppress(RunError):  # a full disk: the trajectories are safe already
                 store.write_manifest()
+
+
+async def _as_plugin(run: Coroutine[Any, Any, None], what: str) -> None:
+    """An executor of the user's own, run as plugin code (``agents.plugin_calls``)."""
+    with plugin_code(what, PluginFailure, passing=(SandboxError,)):
+        await run
+
+
+async def _until_failed(run: Coroutine[Any, Any, None], commit: GroupCommit) -> None:
+    """``run`` (the executor's), cancelled as soon as the group commit fails (a group that could
+    not be written, a progress line that met a closed pipe): the run stops on that error at
+    once, not when the next episode ends."""
+    task = asyncio.ensure_future(run)
+    failed = asyncio.ensure_future(commit.failed.wait())
+    try:
+        await asyncio.wait({task, failed}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        failed.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    commit.check()
+    task.result()
 
 
 async def _score(store: RunStore, suite: Suite, plots: bool) -> RunScores:

@@ -12,6 +12,9 @@ process killed at any moment has reported nothing that is not on disk. A group t
 written is cut from the file (``append_lines``: as many of its lines as fit are kept, whole,
 and reported), none of the other callbacks runs, and the next
 ``submit`` or ``drain`` raises that ``RunError``: the run stops and resumes from what is durable.
+A callback that raises (its progress line met a closed pipe: ``sandbox run 2>&1 | head``) does
+not keep the others from running nor ``drain`` from returning: the next ``submit``, ``check`` or
+``drain`` raises it, so the run stops instead of waiting for ever.
 May import ``sandbox.store`` modules and ``sandbox.errors``.
 """
 
@@ -44,6 +47,10 @@ class GroupCommit:
         self._idle = asyncio.Event()
         self._idle.set()
         self._error: RunError | None = None
+        self._report_error: Exception | None = None
+        """The first exception an ``on_durable`` raised: the run stops on it (``check``)."""
+        self.failed = asyncio.Event()
+        """Set when a group could not be written or a callback raised (``check`` raises it)."""
         self.groups = 0
         """Groups written (one ``fsync`` each)."""
         self._thread = threading.Thread(target=self._write_groups, name="group-commit", daemon=True)
@@ -60,9 +67,12 @@ class GroupCommit:
             self._cond.notify()
 
     def check(self) -> None:
-        """Raise the ``RunError`` of a group that could not be written, if one was not."""
+        """Raise the ``RunError`` of a group that could not be written, if one was not; else
+        what an ``on_durable`` raised (a progress line that met a closed pipe), if one did."""
         if self._error is not None:
             raise self._error
+        if self._report_error is not None:
+            raise self._report_error
 
     async def drain(self) -> None:
         """Wait until every line submitted is durable (or its group failed: then raise)."""
@@ -109,6 +119,12 @@ class GroupCommit:
         else:
             self.groups += 1
             for _, on_durable in group:
-                on_durable()
-        if self._in_flight == 0 or self._error is not None:
+                try:
+                    on_durable()
+                except Exception as e:  # e.g. stderr's reader went away: the lines are durable
+                    self._report_error = self._report_error or e
+        if self._error is not None or self._report_error is not None:
+            self.failed.set()
+            self._idle.set()
+        elif self._in_flight == 0:
             self._idle.set()

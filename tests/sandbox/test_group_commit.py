@@ -221,3 +221,30 @@ def test_a_group_larger_than_the_room_left_keeps_the_lines_that_fit(tmp_path: Pa
     assert done.stdout.strip() == "2"
     assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b"]
     assert (store.path / PLAIN).read_bytes().endswith(b"\n")
+
+
+async def test_a_report_that_raises_stops_nothing_else_and_is_raised_by_the_next_check(
+    tmp_path: Path,
+) -> None:
+    """A progress line that met a closed pipe (issue 40 item 9): the group's other callbacks
+    still run, ``drain`` returns instead of waiting for ever, ``failed`` is set and the error is
+    raised by ``check``, ``drain`` and the next ``submit``."""
+    store = _store(tmp_path)
+    commit = GroupCommit(store)
+    shown: list[str] = []
+
+    def broken() -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    commit.submit(_line("a"), broken)
+    commit.submit(_line("b"), lambda: shown.append("b"))
+    try:
+        await asyncio.wait_for(commit.failed.wait(), 10)
+        with pytest.raises(BrokenPipeError):
+            await asyncio.wait_for(commit.drain(), 10)
+        with pytest.raises(BrokenPipeError):
+            commit.submit(_line("c"), lambda: None)
+    finally:
+        commit.close()
+    assert shown == ["b"]
+    assert [t.scenario_id for t in read_trajectories(store.path)] == ["a", "b"]  # both durable
