@@ -58,6 +58,7 @@ from sandbox.store.config_upgrade import upgrade_flat
 from sandbox.store.defaults import (
     DEFAULT_AGENT,
     DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_TOOL_REPLY,
     DEFAULT_MODEL,
     DEFAULT_OUT,
     DEFAULT_SUITE,
@@ -280,6 +281,13 @@ class ToolsConfig(BaseModel):
         description="With an MCP server: a suite folder (new or existing) that receives the "
         "server's tool docs, the run's tasks and every answer, so replays and later runs work "
         "offline.",
+    )
+    max_reply_bytes: Annotated[int, Flag(name="--max-tool-reply-bytes", metavar="BYTES")] = Field(
+        default=DEFAULT_MAX_TOOL_REPLY,
+        ge=1,
+        description="The longest answer (in bytes) a tool may send through --tools-url, an MCP "
+        "server or an external agent's own REST call; past it the answer is not read and the "
+        "call fails with fault:reply_too_large, which the agent observes (docs/reliability.md).",
     )
     replay: Annotated[str | None, Flag(name="--tools-replay", metavar="RUN")] = Field(
         default=None,

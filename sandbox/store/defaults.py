@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_TOOL_REPLY",
     "DEFAULT_MODEL",
     "DEFAULT_OUT",
     "DEFAULT_SUITE",
@@ -16,3 +17,5 @@ DEFAULT_AGENT = "react"
 DEFAULT_MODEL = "noisy-reference"
 DEFAULT_OUT = "runs"
 DEFAULT_CONCURRENCY = 4
+DEFAULT_MAX_TOOL_REPLY = 4 * 2**20
+"""The longest tool answer read (4 MiB; ``sandbox.tool_envs.reply_cap``)."""

@@ -62,6 +62,7 @@ from sandbox.store.redact import redact
 from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv
 from sandbox.tool_envs.mcp import open_mcp
 from sandbox.tool_envs.recorded import open_recorded
+from sandbox.tool_envs.reply_cap import cap_tool_replies
 from sandbox.tool_envs.server_check import check_health
 
 __all__ = [
@@ -340,7 +341,9 @@ def _in_process(
     except MockToolsError as e:
         raise ConfigError(f"cannot build the mock tool server: {e}") from e
     app = http_app(service)
-    client = in_process_client(app, timeout=options.timeout)
+    client = cap_tool_replies(
+        in_process_client(app, timeout=options.timeout), config.tools.max_reply_bytes
+    )
     return HttpToolEnvs(client, config, suite, remote=None, service=service)
 
 
@@ -368,7 +371,9 @@ def _remote(
         raise ConfigError("the http tool transport needs --tools-url (a running sandbox serve)")
     url = config.tools.url.rstrip("/")
     client = httpx.AsyncClient(base_url=url, timeout=options.timeout)
-    return HttpToolEnvs(client, config, suite, remote=url)
+    return HttpToolEnvs(
+        cap_tool_replies(client, config.tools.max_reply_bytes), config, suite, remote=url
+    )
 
 
 register_tool_transport(ToolTransport("in-process", _in_process, options=ClientOptions))

@@ -16,12 +16,15 @@ the task's initial state, with the run's seed) when no call opened it yet, and t
 state the call leaves (the ``/virtual`` answer's state comes in its ``X-Sandbox-State`` header).
 Names are resolved among the APIs the episode's task offers (a call to another API of the suite
 still reaches the server and is recorded under the name it was called by); the typed routes' paths
-are read once per episode from the server's catalog (``GET /tools``). May import
-``sandbox.tool_envs.http``, ``agents`` and ``mock_tools``.
+are read once per episode from the server's catalog (``GET /tools``). An answer over the cap
+(``reply_cap``) is not read: the client gets 502 with the reason, the call is recorded with its
+``fault:reply_too_large`` observation. May import ``sandbox.tool_envs.http``,
+``sandbox.tool_envs.reply_cap``, ``agents`` and ``mock_tools``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -35,7 +38,15 @@ from agents.toolenv import Observation
 from mock_tools import PROVENANCE_HEADER, NameResolver
 from mock_tools.headers import STATE_HEADER
 from mock_tools.names import function_name
-from sandbox.tool_envs.http import HttpToolEnv, WorldToolEnv, observation_text, to_observation
+from sandbox.tool_envs.http import (
+    HttpToolEnv,
+    WorldToolEnv,
+    observation_text,
+    to_observation,
+    too_large_observation,
+    within_call_time,
+)
+from sandbox.tool_envs.reply_cap import ToolReplyTooLarge
 
 __all__ = ["ForwardedCall", "Forwarder", "route_kind"]
 
@@ -109,8 +120,11 @@ class Forwarder:
         try:
             if kind is not None and isinstance(env, WorldToolEnv):
                 await env.open_session()
-            resp = await env.client.request(method, url, content=content, headers=headers)
-        except (httpx.HTTPError, ToolEnvError) as e:
+            ask = env.client.request(method, url, content=content, headers=headers)
+            resp = await within_call_time(env.client, ask)
+        except ToolReplyTooLarge as e:
+            return _too_large(env, kind, path, content, e, started)
+        except (httpx.HTTPError, ToolEnvError, asyncio.TimeoutError) as e:
             return _unreachable(env, kind, path, content, e, started)
         latency = (time.perf_counter() - started) * 1000
         passed = [(k, v) for k, v in resp.headers.items() if k.lower() in _PASSED_HEADERS]
@@ -185,6 +199,26 @@ def _unreachable(
             infra=True,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+        out.name, out.arguments = path, content.decode("utf-8", "replace") or "{}"
+    return out
+
+
+def _too_large(
+    env: HttpToolEnv,
+    kind: str | None,
+    path: str,
+    content: bytes,
+    error: ToolReplyTooLarge,
+    started: float,
+) -> ForwardedCall:
+    """The answer to a request whose answer was over the cap: 502 with the reason, and for a
+    call the observation every transport gives (``fault:reply_too_large``)."""
+    latency = (time.perf_counter() - started) * 1000
+    obs = too_large_observation(error, latency, ascii_only=env.ascii_observations)
+    out = ForwardedCall(status=502, body=obs.content.encode(), route=kind)
+    out.headers = [("content-type", "application/json"), (PROVENANCE_HEADER, obs.provenance)]
+    if kind is not None:
+        out.observation = obs
         out.name, out.arguments = path, content.decode("utf-8", "replace") or "{}"
     return out
 

@@ -19,17 +19,20 @@ name, description and parameters, without the marker; ``name_lists="stabletoolbe
 its ``required`` and ``optional`` lists with an empty name, as StableToolBench's client does.
 A preset may also set ``function_names`` (how APIs whose names collide are offered,
 ``tool_functions``) and the finish rule the env declares (``finish_rule``, read by the agents'
-step: ``agents.toolenv.FinishRule``).
-May import ``agents``, ``mock_tools`` and ``sandbox.errors`` only.
+step: ``agents.toolenv.FinishRule``). An answer over ``tools.max_reply_bytes`` is not read
+(``reply_cap``): the call observes ``fault:reply_too_large``; a call is bounded in time as a whole
+by the client's read timeout.
+May import ``agents``, ``mock_tools``, ``sandbox.errors`` and ``sandbox.tool_envs.reply_cap``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Mapping
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote, unquote
 
 import httpx
@@ -51,6 +54,7 @@ from mock_tools import (
 )
 from mock_tools.names import RAW_ARGUMENTS, TOOLBENCH_NAMES, function_name
 from sandbox.errors import ConfigError
+from sandbox.tool_envs.reply_cap import TOO_LARGE, ToolReplyTooLarge
 
 __all__ = [
     "HttpToolEnv",
@@ -58,9 +62,13 @@ __all__ = [
     "offered_parameters",
     "observation_text",
     "to_observation",
+    "too_large_observation",
     "tool_functions",
     "toolbench_targets",
+    "within_call_time",
 ]
+
+T = TypeVar("T")
 
 _FAULT_STATUS = {500: "http_500", 429: "rate_limit_429", 504: "timeout"}
 
@@ -232,8 +240,13 @@ class HttpToolEnv:
         url = f"/tools/{_segment(tool)}/{_segment(api)}"
         started = time.perf_counter()
         try:
-            resp = await self._client.post(url, json=args, headers=self._headers)
-        except httpx.TimeoutException as e:
+            resp = await within_call_time(
+                self._client, self._client.post(url, json=args, headers=self._headers)
+            )
+        except ToolReplyTooLarge as e:
+            latency = (time.perf_counter() - started) * 1000
+            return too_large_observation(e, latency, ascii_only=self.ascii_observations)
+        except (httpx.TimeoutException, asyncio.TimeoutError) as e:
             return self._transport_error("timeout", f"the tool server timed out: {e}", started)
         except httpx.HTTPError as e:
             msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
@@ -337,9 +350,32 @@ class WorldToolEnv(HttpToolEnv):
         self.position = target
 
 
+def too_large_observation(
+    error: ToolReplyTooLarge, latency_ms: float, *, ascii_only: bool = False
+) -> Observation:
+    """What the agent observes of a call whose answer was over the cap (``reply_cap``)."""
+    message = str(error)
+    return Observation(
+        ok=False,
+        content=observation_text(message, "", ascii_only=ascii_only),
+        provenance=f"fault:{TOO_LARGE}",
+        error=message,
+        latency_ms=latency_ms,
+    )
+
+
 def _segment(name: str) -> str:
     # A "/" inside a name would split the route: the server also accepts the standardised form.
     return quote(standardize(name) if "/" in name else name, safe="")
+
+
+async def within_call_time(client: httpx.AsyncClient, request: Awaitable[T]) -> T:
+    """``request`` within the client's read timeout as a whole (httpx bounds each read, so an
+    answer trickling a byte at a time would otherwise never end); ``asyncio.TimeoutError``."""
+    total = client.timeout.read
+    if total is None:
+        return await request
+    return await asyncio.wait_for(request, total)
 
 
 def to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:

@@ -20,8 +20,9 @@ each answer is recorded under its episode's write history (``mock_tools.history`
 in-process service keeps exactly as it will when it serves the recorded suite. A call the server
 does not answer (timeout, lost connection, JSON-RPC error) raises ``agents.errors.ToolEnvError``:
 the episode ends with an infrastructure error, is never charged to the agent, and ``--resume`` runs
-it again. May import ``sandbox.store``, ``sandbox.tool_envs`` modules, ``agents`` and
-``mock_tools``.
+it again. An answer over ``tools.max_reply_bytes`` is the tool's: the agent observes
+``fault:reply_too_large`` (``reply_cap``), and nothing of it is recorded. May import
+``sandbox.store``, ``sandbox.tool_envs`` modules, ``agents`` and ``mock_tools``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from sandbox.tool_envs.mcp_client import (
     response_of,
 )
 from sandbox.tool_envs.mcp_record import SuiteRecorder
+from sandbox.tool_envs.reply_cap import TOO_LARGE
 from sandbox.tool_envs.server_check import check_mcp_server_info
 
 __all__ = ["LiveMcpPolicy", "McpEpisodeEnv", "McpToolEnvs", "open_mcp"]
@@ -94,6 +96,8 @@ class LiveMcpPolicy:
             result = await self.connection.call(name, dict(miss.args), session=miss.scope)
         except McpCallError as e:
             failed = Response(ok=False, error=str(e))
+            if e.kind == TOO_LARGE:  # the tool's broken answer, observed (``reply_cap``)
+                return MissAnswer(failed, f"fault:{TOO_LARGE}", code=TOO_LARGE, status=502)
             return MissAnswer(failed, f"{TRANSPORT_PREFIX}{e.kind}", code="mcp_failed", status=502)
         response = response_of(result)
         response.latency_ms = int((time.perf_counter() - started) * 1000)
@@ -148,6 +152,7 @@ class McpToolEnvs:
         self.selection = config.tasks
         self.faults = config.run_faults()
         self.accept_other_suite = config.tools.accept_other_suite
+        self.max_reply_bytes = config.tools.max_reply_bytes
         self.server: dict[str, Any] = {}
         """What the server said of itself (``serverInfo``), checked (``server_check``)."""
         self.catalog: ServerCatalog | None = None
@@ -159,7 +164,9 @@ class McpToolEnvs:
         self._apis: dict[tuple[str, str], Any] = {}
 
     async def __aenter__(self) -> McpToolEnvs:
-        self._connection = await McpConnection.open(self.target)
+        self._connection = await McpConnection.open(
+            self.target, max_reply_bytes=self.max_reply_bytes
+        )
         try:
             self._setup(self._connection)
             await self._client.__aenter__()

@@ -10,10 +10,14 @@ a server that does not start, answer or list is a ``ConfigError`` saying which a
 The SDK client lives in one background task from open to close (its task groups must be entered
 and left by the same task), so episodes running in other tasks share it. ``call`` is bounded by
 ``call_timeout``; a timeout, a lost connection or a JSON-RPC error is an ``McpCallError`` with a
-``kind`` (``timeout``, ``connection``, ``protocol``), never an answer of the tool.
+``kind`` (``timeout``, ``connection``, ``protocol``), never an answer of the tool. An answer over
+``max_reply_bytes`` (``tools.max_reply_bytes``) is not read: a stdio server runs behind a line
+cap (``mcp_stdio_cap.py``, which answers such a call with an error of its own), an HTTP server's
+JSON bodies are cut off by the HTTP client and its events by the SDK's per-event limit; the call
+fails with ``kind`` ``reply_too_large`` (in bounded memory and time: 4 MiB, not 50 MB).
 ``response_of(result)`` turns a tool result into the mock tools' ``Response``. The SDK is imported
-only here and only when a connection is opened. May import ``mock_tools``, ``sandbox.errors``
-and ``stderr_tail``.
+only here and only when a connection is opened. May import ``mock_tools``, ``sandbox.errors``,
+``stderr_tail``, ``reply_cap`` and ``mcp_stdio_cap``'s constant.
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ import json
 import shlex
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mock_tools import Response
 from mock_tools.json_numbers import finite_json
 from sandbox.errors import ConfigError
+from sandbox.tool_envs.mcp_stdio_cap import TOO_LARGE_CODE
+from sandbox.tool_envs.reply_cap import DEFAULT_MAX_TOOL_REPLY, TOO_LARGE, cap_client
 from sandbox.tool_envs.stderr_tail import StderrTail
 
 __all__ = [
@@ -45,6 +52,8 @@ DEFAULT_CALL_TIMEOUT = 60.0
 META_SESSION = "agent-sandbox/session"
 """The ``_meta`` key naming the episode (``mock_tools.mcp_server`` counts occurrences by it)."""
 _KINDS = {-32000: "connection", -32001: "timeout"}
+RELAY = Path(__file__).with_name("mcp_stdio_cap.py")
+"""The line cap a stdio server runs behind (a script: it starts without the project)."""
 """SDK error codes that are not the server's answer: connection closed, request timed out."""
 
 
@@ -96,9 +105,16 @@ class McpCallError(Exception):
 class McpConnection:
     """One SDK client for a run: the server's name, its tools, and bounded calls."""
 
-    def __init__(self, target: McpTarget, *, call_timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: McpTarget,
+        *,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        max_reply_bytes: int = DEFAULT_MAX_TOOL_REPLY,
+    ) -> None:
         self.target = target
         self.call_timeout = call_timeout
+        self.max_reply_bytes = max_reply_bytes
         self.server_name = ""
         self.server_version = ""
         self.tools: list[Any] = []
@@ -116,9 +132,10 @@ class McpConnection:
         *,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        max_reply_bytes: int = DEFAULT_MAX_TOOL_REPLY,
     ) -> McpConnection:
         """Connect and list the tools; ``ConfigError`` when the server cannot be used."""
-        conn = cls(target, call_timeout=call_timeout)
+        conn = cls(target, call_timeout=call_timeout, max_reply_bytes=max_reply_bytes)
         conn._task = asyncio.create_task(conn._hold())
         try:
             await asyncio.wait_for(conn._ready.wait(), startup_timeout)
@@ -145,15 +162,21 @@ class McpConnection:
     async def _hold(self) -> None:
         """The client's whole life, in one task: connect, list, wait for ``aclose``."""
         from mcp import Client, StdioServerParameters, stdio_client  # the SDK only for MCP runs
+        from mcp.client.streamable_http import streamable_http_client
         from mcp.types import Implementation
 
         server: Any
+        http: Any = None
+        limit = self.max_reply_bytes
         if self.target.url is not None:
-            server = self.target.url
-        else:
-            params = StdioServerParameters(
-                command=self.target.command[0], args=list(self.target.command[1:])
+            http = _capped_http_client(limit)
+            server = streamable_http_client(
+                self.target.url, http_client=http, max_sse_event_size=limit
             )
+        else:
+            # the server runs behind the line cap (``mcp_stdio_cap``), which starts it
+            relay = [str(RELAY), str(limit), "--", *self.target.command]
+            params = StdioServerParameters(command=sys.executable, args=relay)
             # its stderr reaches ours as before, and its last line is kept for our error
             self._stderr = StderrTail(_stderr())
             server = stdio_client(params, errlog=self._stderr.writer)
@@ -188,6 +211,9 @@ class McpConnection:
             self._client = None
             with contextlib.suppress(BaseException):
                 await client.__aexit__(None, None, None)
+            if http is not None:
+                with contextlib.suppress(BaseException):
+                    await http.aclose()
 
     async def call(self, name: str, args: dict[str, Any], *, session: str) -> Any:
         """``tools/call`` with the episode's session in ``_meta``; the SDK's ``CallToolResult``."""
@@ -212,7 +238,7 @@ class McpConnection:
                 kind="timeout",
             ) from None
         except MCPError as e:
-            kind = _KINDS.get(e.code, "protocol")
+            kind = TOO_LARGE if _over_the_cap(e) else _KINDS.get(e.code, "protocol")
             raise McpCallError(
                 f"the MCP server failed {name}: JSON-RPC error {e.code}: {e.message}", kind=kind
             ) from None
@@ -235,6 +261,31 @@ class McpConnection:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
+
+
+def _over_the_cap(error: Any) -> bool:
+    """Whether an SDK error says the server's answer was over the cap: the line cap's error
+    (stdio), a JSON body cut off by the HTTP client, or an SSE event over its limit."""
+    message = str(getattr(error, "message", "") or error)
+    return (
+        getattr(error, "code", None) == TOO_LARGE_CODE
+        or "answer is larger than" in message
+        or ("exceeded the" in message and "byte limit" in message)
+    )
+
+
+def _capped_http_client(limit: int) -> Any:
+    """The SDK's own HTTP client, its answers capped at ``limit`` bytes (``reply_cap``); an
+    event stream is left to the SDK's per-event limit (``max_sse_event_size``)."""
+    import httpx2
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    class McpReplyTooLarge(httpx2.StreamError):
+        """An answer over the cap, raised where the SDK reads a JSON body."""
+
+    client = create_mcp_http_client()
+    cap_client(client, limit, error=McpReplyTooLarge, stream=httpx2.AsyncByteStream)
+    return client
 
 
 def _stderr() -> Any:

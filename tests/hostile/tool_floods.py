@@ -1,0 +1,200 @@
+"""Tool servers that flood their answers, and a run measured against them (memory and time).
+
+``flood_app(suite, megabytes)``: the mini suite's mock tool server (``/health`` and the rest as
+``sandbox serve`` answers them) whose every tool call answers a JSON body of ``megabytes`` MiB,
+or, with None, a body that never ends. ``measured(argv)`` runs ``sandbox ARGV`` in a subprocess
+and returns its exit code, its peak resident memory (MiB, from ``wait4``) and its wall time.
+``python -m tests.hostile.tool_floods`` prints the figures of every path (``--tools-url``, MCP
+over stdio, the external agents' forwarder), the ones docs/reliability.md quotes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mock_tools import create_service, http_app, load_suite
+from tests.hostile.conftest import MINI, ROOT, serving
+
+FLOOD_MCP = Path(__file__).with_name("flood_mcp_server.py")
+CHUNK = b"x" * 65536
+
+
+def flood_app(megabytes: float | None) -> Any:
+    """The mini suite's server whose tool calls answer ``megabytes`` MiB (None: endless)."""
+    inner = http_app(create_service(load_suite(MINI)))
+    size = None if megabytes is None else int(megabytes * 2**20)
+
+    async def body() -> AsyncIterator[bytes]:
+        yield b'{"ok": true, "error": "", "body": "'
+        sent = 0
+        while size is None or sent < size:
+            yield CHUNK
+            sent += len(CHUNK)
+        yield b'"}'
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/tools/"):
+            await inner(scope, receive, send)
+            return
+        while (await receive()).get("more_body"):
+            pass
+        gone = asyncio.ensure_future(receive())  # the client's disconnect, when it goes
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        async for chunk in body():
+            if gone.done():  # a server of its own process would go on; this one serves others
+                return
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await asyncio.sleep(0)
+        gone.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+@dataclass(frozen=True)
+class Measured:
+    code: int | None
+    """None: still running at the deadline (killed)."""
+    peak_mib: float
+    seconds: float
+    stdout: str
+    stderr: str
+
+
+def measured(argv: list[str], *, timeout: float = 60.0, cwd: Path = ROOT) -> Measured:
+    """``sandbox ARGV`` in a subprocess: its exit, peak RSS (MiB) and wall time."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sandbox", *argv],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=err,
+            preexec_fn=_memory_limit,
+        )
+        code: int | None = None
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                break
+            if time.monotonic() - started > timeout:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.05)
+        proc.returncode = code if code is not None else -9
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        return Measured(
+            code, usage.ru_maxrss / 1024, seconds, out.read().decode(), err.read().decode()
+        )
+
+
+MEMORY_LIMIT = 6 * 2**30
+"""The address space a measured run may take (a flood must not take the machine with it)."""
+
+
+def _memory_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_argv() -> list[str]:
+    return ["run", "--suite", str(MINI), "--model", "reference", "--tasks", "mini_g1_kettle_price"]
+
+
+def tools_url_case(megabytes: float | None, out: Path, *extra: str) -> Measured:
+    """A run of one episode through ``--tools-url`` against a flooding server."""
+    with serving(flood_app(megabytes)) as url:
+        argv = run_argv() + ["--tools-url", url, "--out", str(out), "--no-plots", "--json"]
+        return measured([*argv, *extra])
+
+
+def mcp_case(megabytes: float | None, out: Path, model_url: str, *extra: str) -> Measured:
+    """A run of one episode on the flooding MCP server over stdio (a scripted model calls
+    ``measure``, then answers)."""
+    tasks = out / "queries.yaml"
+    tasks.parent.mkdir(parents=True, exist_ok=True)
+    tasks.write_text("- measure the kettle\n")
+    size = "endless" if megabytes is None else str(megabytes)
+    argv = ["run", "--suite", str(tasks), "--model", f"openai:scripted-model@{model_url}"]
+    argv += ["--mcp-server", f"stdio:{sys.executable} {FLOOD_MCP} {size}"]
+    argv += ["--out", str(out), "--no-plots", "--json"]
+    return measured([*argv, *extra])
+
+
+AGENT = """\
+import json, os, sys, urllib.request
+sys.stdin.readline()
+request = urllib.request.Request(os.environ["SANDBOX_TOOLS_URL"] + "/tools/shop/search_products",
+                                 b'{"query": "kettle"}', {"content-type": "application/json"})
+try:
+    status = urllib.request.urlopen(request, timeout=300).status
+except urllib.error.HTTPError as e:
+    status = e.code
+print(json.dumps({"answer": f"status {status}"}))
+"""
+
+
+def forwarder_case(megabytes: float | None, out: Path, *extra: str) -> Measured:
+    """An external agent calling the suite's REST route itself, through the forwarder, with
+    ``--tools-url`` on a flooding server."""
+    out.mkdir(parents=True, exist_ok=True)
+    agent = out / "agent.py"
+    agent.write_text(AGENT)
+    with serving(flood_app(megabytes)) as url:
+        argv = run_argv() + ["--tools-url", url, "--out", str(out), "--no-plots", "--json"]
+        argv += ["--agent", "external", "-O", f"command={sys.executable} {agent}"]
+        return measured([*argv, *extra])
+
+
+def _policy(body: dict[str, Any]) -> Any:
+    from tests.agents.models.openai_server import finish_reply, tool_call_reply
+
+    if any(m.get("role") == "tool" for m in body["messages"]):
+        return finish_reply("measured")
+    return tool_call_reply("measure", {"item": "kettle"})
+
+
+def main() -> None:
+    from tests.agents.models.openai_server import ScriptedOpenAIServer
+
+    with tempfile.TemporaryDirectory() as tmp, ScriptedOpenAIServer() as model:
+        model.default = _policy
+        rows = []
+        for name, size in (("50 MiB", 50.0), ("200 MiB", 200.0), ("endless", None)):
+            for path, case in (
+                ("--tools-url", tools_url_case),
+                ("mcp stdio", lambda s, o: mcp_case(s, o, model.base_url)),
+                ("forwarder", forwarder_case),
+            ):
+                if path == "mcp stdio" and size == 200.0:
+                    continue
+                got = case(size, Path(tmp) / f"{path}-{name}".replace(" ", "_"))
+                line = json.loads(got.stdout.splitlines()[-1]) if got.code == 0 else {}
+                rows.append(
+                    (path, name, got.code, got.peak_mib, got.seconds, line.get("by_status"))
+                )
+        for path, name, code, peak, seconds, status in rows:
+            print(
+                f"{path:12} {name:8} exit {code}  peak {peak:7.0f} MiB  {seconds:6.1f} s  {status}"
+            )
+
+
+if __name__ == "__main__":
+    main()
