@@ -59,8 +59,9 @@ _ASSIGNMENT = re.compile(
 _MEMBER = re.compile(
     r"(?P<lead>\"(?P<name>[^\"\\]{1,100})\"\s*:\s*)(?P<value>\"(?:[^\"\\]|\\.)*\")"
 )
-_PLACEHOLDER = re.compile(r"(?:[A-Z]+|\.\.\.|<[^>]*>)[,.;:)]?$")
-"""A value that is a usage text's placeholder (``VALUE``, ``...``, ``<key>``), not a secret."""
+_PLACEHOLDER = re.compile(r"(?:VALUE|KEY|TOKEN|SECRET|PASSWORD|\.\.\.|<[^>]*>)[,.;:)]?$")
+"""A value that is a usage text's placeholder (``KEY=VALUE``, ``...``, ``<key>``), not a secret:
+those words only (a key in capitals, ``SEKRIT``, is still one)."""
 _BEARER = re.compile(r"(?P<lead>\bBearer\s+)(?P<value>[\w.~+/=-]+)")
 
 

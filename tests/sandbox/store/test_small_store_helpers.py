@@ -97,6 +97,8 @@ def test_a_long_validation_error_is_cut_to_the_limit_with_an_ellipsis() -> None:
         ("srv --hf-token 'a b' x", "srv --hf-token '***' x"),
         ("srv --auth --verbose", "srv --auth --verbose"),  # a switch, no value
         ("OPENAI_API_KEY=sk-1 node a.js", "OPENAI_API_KEY=*** node a.js"),
+        ("HF_TOKEN=ABCDEF x", "HF_TOKEN=*** x"),  # a key in capitals is no placeholder
+        ("u?api_key=SEKRIT&x=1", "u?api_key=***&x=1"),
         ('export HF_TOKEN="a b"; run', 'export HF_TOKEN="***"; run'),
         ("python a.py model.api_key=sk-2", "python a.py model.api_key=***"),
         ('{"api_key": "k\\"1", "n": 1}', '{"api_key": "***", "n": 1}'),
