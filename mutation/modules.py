@@ -290,6 +290,8 @@ GROUPS: tuple[Group, ...] = (
             "tests/sandbox/test_group_commit.py::test_episodes_finishing_together_share_one_group",
             "tests/sandbox/test_group_commit.py"
             "::test_a_group_that_cannot_be_written_reports_nothing_and_stops_the_run",
+            "tests/sandbox/test_group_commit.py"
+            "::test_a_report_that_raises_stops_nothing_else_and_is_raised_by_the_next_check",
             "tests/sandbox/test_run_settings.py",
             "tests/sandbox/test_presets_applied.py",
             "tests/sandbox/commands",

@@ -14,8 +14,10 @@ from sandbox.store.setting import (
     SECRET,
     Flag,
     OptionalSecretText,
+    SecretOptions,
     SecretText,
     flag_of,
+    hidden_parts,
     is_secret,
     is_section,
     secret_paths,
@@ -103,6 +105,33 @@ def test_secret_settings_are_found_and_recorded_redacted_but_kept_whole() -> Non
     assert recorded["engine"]["url"] == "http://***@h/"
     assert json.loads(_Settings().model_dump_json())["engine"]["url"] is None
     assert repr(SECRET) == "SECRET"
+
+
+class _Options(BaseModel):
+    options: SecretOptions = Field(default_factory=dict)
+
+
+def test_secret_options_are_recorded_redacted_key_by_key_and_kept_whole() -> None:
+    given = {"command": "HF_TOKEN=t agent", "api_key": "k", "width": 2, "empty": ""}
+    settings = _Options(options=given)
+    assert settings.options == given  # in memory: whole
+    recorded = json.loads(settings.model_dump_json())["options"]
+    assert recorded == {"command": "HF_TOKEN=*** agent", "api_key": "***", "width": 2, "empty": ""}
+    assert is_secret(_Options.model_fields["options"])
+
+
+def test_hidden_parts_name_what_a_record_hides_of_a_secret_setting() -> None:
+    assert hidden_parts("http://u:pw@h/") == [""]
+    assert hidden_parts("http://h/") == []
+    assert hidden_parts({"api_key": "k", "width": 2, "command": "x --token t"}) == [
+        "api_key",
+        "command",
+    ]
+    assert hidden_parts({"api_key": "***"}) == []  # redacted already: nothing more to hide
+    recorded = {"api_key": "***", "width": 2, "command": "x --token ***", "url": "http://h/"}
+    assert hidden_parts(recorded, recorded=True) == ["api_key", "command"]
+    assert hidden_parts("http://***@h/", recorded=True) == [""]
+    assert hidden_parts("http://h/", recorded=True) == [] and hidden_parts(3) == []
 
 
 def test_a_copy_by_dotted_paths_changes_those_settings_only() -> None:
