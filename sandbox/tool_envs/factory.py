@@ -238,8 +238,11 @@ class HttpToolEnvs:
         *,
         remote: str | None,
         service: MockToolService | None = None,
+        call_timeout: float | None = None,
     ) -> None:
         self.client = client
+        self.call_timeout = call_timeout
+        """Seconds a call to a remote server may take as a whole (None in process)."""
         self.suite = suite
         self.faults = config.run_faults()
         self.remote = remote
@@ -293,6 +296,7 @@ class HttpToolEnvs:
             name_lists=preset.get("name_lists", "toolbench"),
             function_names=preset.get("function_names", "unique"),
             finish_rule=preset.get("finish_rule", "first_finish"),
+            call_timeout=self.call_timeout,
         )
 
     def report(self) -> dict[str, Any]:
@@ -371,9 +375,8 @@ def _remote(
         raise ConfigError("the http tool transport needs --tools-url (a running sandbox serve)")
     url = config.tools.url.rstrip("/")
     client = httpx.AsyncClient(base_url=url, timeout=options.timeout)
-    return HttpToolEnvs(
-        cap_tool_replies(client, config.tools.max_reply_bytes), config, suite, remote=url
-    )
+    capped = cap_tool_replies(client, config.tools.max_reply_bytes)
+    return HttpToolEnvs(capped, config, suite, remote=url, call_timeout=options.timeout)
 
 
 register_tool_transport(ToolTransport("in-process", _in_process, options=ClientOptions))

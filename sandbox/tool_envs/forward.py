@@ -121,7 +121,7 @@ class Forwarder:
             if kind is not None and isinstance(env, WorldToolEnv):
                 await env.open_session()
             ask = env.client.request(method, url, content=content, headers=headers)
-            resp = await within_call_time(env.client, ask)
+            resp = await within_call_time(env.call_timeout, ask)
         except ToolReplyTooLarge as e:
             return _too_large(env, kind, path, content, e, started)
         except (httpx.HTTPError, ToolEnvError, asyncio.TimeoutError) as e:

@@ -20,8 +20,8 @@ its ``required`` and ``optional`` lists with an empty name, as StableToolBench's
 A preset may also set ``function_names`` (how APIs whose names collide are offered,
 ``tool_functions``) and the finish rule the env declares (``finish_rule``, read by the agents'
 step: ``agents.toolenv.FinishRule``). An answer over ``tools.max_reply_bytes`` is not read
-(``reply_cap``): the call observes ``fault:reply_too_large``; a call is bounded in time as a whole
-by the client's read timeout.
+(``reply_cap``): the call observes ``fault:reply_too_large``; a call to a remote server is
+bounded in time as a whole (``call_timeout``, the transport's ``timeout``).
 May import ``agents``, ``mock_tools``, ``sandbox.errors`` and ``sandbox.tool_envs.reply_cap``.
 """
 
@@ -183,8 +183,11 @@ class HttpToolEnv:
         name_lists: NameLists = "toolbench",
         function_names: FunctionNames = "unique",
         finish_rule: FinishRule = "first_finish",
+        call_timeout: float | None = None,
     ) -> None:
         self._client = client
+        self.call_timeout = call_timeout
+        """Seconds a call may take as a whole (a remote server's; None: no bound)."""
         self.task = task
         self.apis = apis
         self.dispatch: DispatchRule = dispatch
@@ -241,7 +244,7 @@ class HttpToolEnv:
         started = time.perf_counter()
         try:
             resp = await within_call_time(
-                self._client, self._client.post(url, json=args, headers=self._headers)
+                self.call_timeout, self._client.post(url, json=args, headers=self._headers)
             )
         except ToolReplyTooLarge as e:
             latency = (time.perf_counter() - started) * 1000
@@ -369,13 +372,13 @@ def _segment(name: str) -> str:
     return quote(standardize(name) if "/" in name else name, safe="")
 
 
-async def within_call_time(client: httpx.AsyncClient, request: Awaitable[T]) -> T:
-    """``request`` within the client's read timeout as a whole (httpx bounds each read, so an
-    answer trickling a byte at a time would otherwise never end); ``asyncio.TimeoutError``."""
-    total = client.timeout.read
-    if total is None:
+async def within_call_time(seconds: float | None, request: Awaitable[T]) -> T:
+    """``request`` within ``seconds`` as a whole (httpx bounds each read, so an answer of a
+    remote server trickling a byte at a time would otherwise never end); ``asyncio.TimeoutError``.
+    None: no bound (the in-process server, whose answers are the suite's own)."""
+    if seconds is None:
         return await request
-    return await asyncio.wait_for(request, total)
+    return await asyncio.wait_for(request, seconds)
 
 
 def to_observation(resp: httpx.Response, latency_ms: float, ascii_only: bool) -> Observation:

@@ -99,3 +99,13 @@ def test_the_cap_is_a_setting(tmp_path: Path) -> None:
     default = tools_url_case(2.0, tmp_path / "default")
     (call, *_) = _calls(_trajectory(tmp_path, default))
     assert call.observation.provenance != "fault:reply_too_large"
+
+
+def test_an_answer_that_trickles_for_ever_ends_at_the_call_timeout(tmp_path: Path) -> None:
+    """A byte every 0.2 s keeps every read within httpx's read timeout: before, such a call
+    never ended. A call to a remote server is bounded as a whole by the transport's timeout."""
+    got = tools_url_case(None, tmp_path, "--transport-option", "timeout=2", trickle=0.2)
+    traj = _trajectory(tmp_path, got)
+    (first, *_) = _calls(traj)
+    assert first.observation.provenance == "transport:timeout"
+    assert traj.status.value == "error" and got.seconds < SECONDS, got

@@ -30,8 +30,10 @@ FLOOD_MCP = Path(__file__).with_name("flood_mcp_server.py")
 CHUNK = b"x" * 65536
 
 
-def flood_app(megabytes: float | None) -> Any:
-    """The mini suite's server whose tool calls answer ``megabytes`` MiB (None: endless)."""
+def flood_app(megabytes: float | None, *, trickle: float | None = None) -> Any:
+    """The mini suite's server whose tool calls answer ``megabytes`` MiB (None: endless); with
+    ``trickle``, one byte every ``trickle`` seconds instead (each read well within any timeout,
+    the whole never ending)."""
     inner = http_app(create_service(load_suite(MINI)))
     size = None if megabytes is None else int(megabytes * 2**20)
 
@@ -39,8 +41,11 @@ def flood_app(megabytes: float | None) -> Any:
         yield b'{"ok": true, "error": "", "body": "'
         sent = 0
         while size is None or sent < size:
-            yield CHUNK
-            sent += len(CHUNK)
+            if trickle is not None:
+                await asyncio.sleep(trickle)
+            chunk = b"x" if trickle is not None else CHUNK
+            yield chunk
+            sent += len(chunk)
         yield b'"}'
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -118,9 +123,11 @@ def run_argv() -> list[str]:
     return ["run", "--suite", str(MINI), "--model", "reference", "--tasks", "mini_g1_kettle_price"]
 
 
-def tools_url_case(megabytes: float | None, out: Path, *extra: str) -> Measured:
+def tools_url_case(
+    megabytes: float | None, out: Path, *extra: str, trickle: float | None = None
+) -> Measured:
     """A run of one episode through ``--tools-url`` against a flooding server."""
-    with serving(flood_app(megabytes)) as url:
+    with serving(flood_app(megabytes, trickle=trickle)) as url:
         argv = run_argv() + ["--tools-url", url, "--out", str(out), "--no-plots", "--json"]
         return measured([*argv, *extra])
 
