@@ -416,7 +416,7 @@ def test_a_flooding_tool_answer_is_cut_at_the_cap(
     from tests.hostile.tool_floods import forwarder_case, tools_url_case
 
     case = tools_url_case if path == "tools-url" else forwarder_case
-    got = case(megabytes, tmp_path, "--max-tool-reply-bytes", str(2**20))
+    got = case(megabytes, tmp_path, "--max-tool-reply-bytes", str(2**20), timeout=240)
     assert got.code == 0, got.stderr[-1500:]
     (traj,) = read_trajectories(Path(json.loads(got.stdout.splitlines()[-1])["run"]))
     calls = [c for n in traj.nodes for c in n.calls if c.observation is not None]

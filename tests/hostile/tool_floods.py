@@ -28,6 +28,8 @@ from tests.hostile.conftest import MINI, ROOT, serving
 
 FLOOD_MCP = Path(__file__).with_name("flood_mcp_server.py")
 CHUNK = b"x" * 65536
+TIMEOUT = 60.0
+"""Seconds a measured run is given before it is killed (and counted as never ending)."""
 
 
 def flood_app(megabytes: float | None, *, trickle: float | None = None) -> Any:
@@ -78,7 +80,7 @@ class Measured:
     stderr: str
 
 
-def measured(argv: list[str], *, timeout: float = 60.0, cwd: Path = ROOT) -> Measured:
+def measured(argv: list[str], *, timeout: float = TIMEOUT, cwd: Path = ROOT) -> Measured:
     """``sandbox ARGV`` in a subprocess: its exit, peak RSS (MiB) and wall time."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -124,15 +126,21 @@ def run_argv() -> list[str]:
 
 
 def tools_url_case(
-    megabytes: float | None, out: Path, *extra: str, trickle: float | None = None
+    megabytes: float | None,
+    out: Path,
+    *extra: str,
+    trickle: float | None = None,
+    timeout: float = TIMEOUT,
 ) -> Measured:
     """A run of one episode through ``--tools-url`` against a flooding server."""
     with serving(flood_app(megabytes, trickle=trickle)) as url:
         argv = run_argv() + ["--tools-url", url, "--out", str(out), "--no-plots", "--json"]
-        return measured([*argv, *extra])
+        return measured([*argv, *extra], timeout=timeout)
 
 
-def mcp_case(megabytes: float | None, out: Path, model_url: str, *extra: str) -> Measured:
+def mcp_case(
+    megabytes: float | None, out: Path, model_url: str, *extra: str, timeout: float = TIMEOUT
+) -> Measured:
     """A run of one episode on the flooding MCP server over stdio (a scripted model calls
     ``measure``, then answers)."""
     tasks = out / "queries.yaml"
@@ -142,7 +150,7 @@ def mcp_case(megabytes: float | None, out: Path, model_url: str, *extra: str) ->
     argv = ["run", "--suite", str(tasks), "--model", f"openai:scripted-model@{model_url}"]
     argv += ["--mcp-server", f"stdio:{sys.executable} {FLOOD_MCP} {size}"]
     argv += ["--out", str(out), "--no-plots", "--json"]
-    return measured([*argv, *extra])
+    return measured([*argv, *extra], timeout=timeout)
 
 
 AGENT = """\
@@ -158,7 +166,9 @@ print(json.dumps({"answer": f"status {status}"}))
 """
 
 
-def forwarder_case(megabytes: float | None, out: Path, *extra: str) -> Measured:
+def forwarder_case(
+    megabytes: float | None, out: Path, *extra: str, timeout: float = TIMEOUT
+) -> Measured:
     """An external agent calling the suite's REST route itself, through the forwarder, with
     ``--tools-url`` on a flooding server."""
     out.mkdir(parents=True, exist_ok=True)
@@ -167,7 +177,7 @@ def forwarder_case(megabytes: float | None, out: Path, *extra: str) -> Measured:
     with serving(flood_app(megabytes)) as url:
         argv = run_argv() + ["--tools-url", url, "--out", str(out), "--no-plots", "--json"]
         argv += ["--agent", "external", "-O", f"command={sys.executable} {agent}"]
-        return measured([*argv, *extra])
+        return measured([*argv, *extra], timeout=timeout)
 
 
 def _policy(body: dict[str, Any]) -> Any:
