@@ -63,18 +63,25 @@ def open_regular(path: str | Path) -> BinaryIO:
     """``path`` opened for reading, when it is a regular file (a link to one included);
     ``InputFileError`` for anything else (a FIFO, a device, a folder) and for what the system
     refuses (it does not exist, no permission), unread."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:  # through open(), so the file's name is its path (readers name it in messages)
+        fh = open(path, "rb", opener=_nonblocking)  # noqa: SIM115 (returned open)
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: not a regular file") from None
     except OSError as e:
         raise InputFileError(f"{path}: {e.strerror or e}") from e
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise InputFileError(f"{path}: not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        os.set_blocking(fh.fileno(), True)
+        return fh
     except BaseException:
-        os.close(fd)
+        fh.close()
         raise
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    """Opens without waiting for a writer (a FIFO's open blocks until one comes)."""
+    return os.open(path, os.O_RDONLY | os.O_NONBLOCK)
 
 
 def read_upto(fh: BinaryIO, limit: int) -> bytes:

@@ -140,7 +140,8 @@ class RunStore:
             text = read_input(file).decode("utf-8")
             manifest = Manifest.model_validate_json(text, context=RECORDED)
         except InputFileError as e:  # a FIFO, a device, no permission: refused unread
-            raise RunError(f"cannot read the manifest: {e}") from e
+            reason = str(e).removeprefix(f"{file}: ")
+            raise RunError(f"{file}: cannot read the manifest: {reason}") from e
         except ValidationError as e:
             raise RunError(f"{file}: not a valid manifest: {first_error(e)}") from e
         except ValueError as e:  # not UTF-8

@@ -216,8 +216,9 @@ def test_the_trajectories_file_a_run_uses_is_the_one_it_started_with(tmp_path: P
     assert trajectories_file(tmp_path, compress=True) == tmp_path / COMPRESSED
     (tmp_path / PLAIN).touch()
     assert trajectories_file(tmp_path, compress=True) == tmp_path / PLAIN
-    (tmp_path / COMPRESSED).touch()
-    assert trajectories_file(tmp_path) == tmp_path / COMPRESSED
+    (tmp_path / COMPRESSED).touch()  # a stale compressed file beside it: neither is guessed
+    with pytest.raises(RunError, match="holds both trajectories.jsonl and trajectories.jsonl.zst"):
+        trajectories_file(tmp_path)
 
 
 def test_a_lines_episode_is_read_from_its_first_bytes_or_the_whole_line() -> None:
