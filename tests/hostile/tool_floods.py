@@ -3,7 +3,8 @@
 ``flood_app(suite, megabytes)``: the mini suite's mock tool server (``/health`` and the rest as
 ``sandbox serve`` answers them) whose every tool call answers a JSON body of ``megabytes`` MiB,
 or, with None, a body that never ends. ``measured(argv)`` runs ``sandbox ARGV`` in a subprocess
-and returns its exit code, its peak resident memory (MiB, from ``wait4``) and its wall time.
+and returns its exit code, its peak resident memory (MiB, from ``wait4`` in a small parent of
+its own) and its wall time.
 ``python -m tests.hostile.tool_floods`` prints the figures of every path (``--tools-url``, MCP
 over stdio, the external agents' forwarder), the ones docs/reliability.md quotes.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,45 +81,55 @@ class Measured:
     stderr: str
 
 
+_MEASURE = """\
+import os, resource, subprocess, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+proc = subprocess.Popen(sys.argv[3:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[2], "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+"""Runs the command as its child and writes down the child's peak RSS (KiB). The peak a process
+reports counts the memory of the process it was forked from, held until its exec: measured from
+the test process itself (hundreds of MiB into a test session) every run seemed that large."""
+
+
 def measured(argv: list[str], *, timeout: float = TIMEOUT, cwd: Path = ROOT) -> Measured:
-    """``sandbox ARGV`` in a subprocess: its exit, peak RSS (MiB) and wall time."""
+    """``sandbox ARGV`` in a subprocess: its exit, peak RSS (MiB) and wall time. The run is the
+    child of a small Python (``_MEASURE``) that reads its peak, so the figure is the run's own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        peak_file = Path(tmp) / "peak"
         started = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sandbox", *argv],
+            [sys.executable, "-c", _MEASURE, str(MEMORY_LIMIT), str(peak_file)]
+            + [sys.executable, "-m", "sandbox", *argv],
             cwd=cwd,
             env=env,
             stdout=out,
             stderr=err,
-            preexec_fn=_memory_limit,
+            start_new_session=True,
         )
         code: int | None = None
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                code = os.waitstatus_to_exitcode(status)
-                break
-            if time.monotonic() - started > timeout:
-                proc.kill()
-                _, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.05)
-        proc.returncode = code if code is not None else -9
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the run with its measurer
+            proc.wait()
         seconds = time.monotonic() - started
+        peak = int(peak_file.read_text()) if peak_file.exists() else 0
         out.seek(0)
         err.seek(0)
-        return Measured(
-            code, usage.ru_maxrss / 1024, seconds, out.read().decode(), err.read().decode()
-        )
+        return Measured(code, peak / 1024, seconds, out.read().decode(), err.read().decode())
 
 
 MEMORY_LIMIT = 6 * 2**30
 """The address space a measured run may take (a flood must not take the machine with it)."""
-
-
-def _memory_limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def run_argv() -> list[str]:
