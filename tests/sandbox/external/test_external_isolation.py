@@ -64,6 +64,8 @@ def others():
             env = open(f"/proc/{pid}/environ", "rb").read().split(b"\\0")
         except OSError:
             continue
+        if b"ISOLATION_RUN=" + os.environ["ISOLATION_RUN"].encode() not in env:
+            continue  # another run's agent (other test sessions may run on the machine)
         for item in env:
             if item.startswith(b"SANDBOX_TOOLS_URL=") and item[18:].decode() != mine:
                 yield item[18:].decode()
@@ -90,12 +92,21 @@ else:  # the victim waits for the attack, then answers on its own
 """
 
 
+@pytest.fixture
+def one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Marks this test's agents (they inherit the run's environment), so the attacker looks for
+    its sibling only: an agent of another test session on the machine has another URL."""
+    monkeypatch.setenv("ISOLATION_RUN", str(tmp_path))
+
+
+@pytest.mark.usefixtures("one_run")
 def test_an_agent_cannot_finish_a_sibling_episode_through_its_url(tmp_path: Path) -> None:
     attacker, victim = _run(tmp_path, SIBLING, [KETTLE, TRACK])
     assert attacker.final_answer == "attack answered 403"
     assert (victim.status.value, victim.final_answer) == ("answered", "my own answer")
 
 
+@pytest.mark.usefixtures("one_run")
 def test_with_bind_process_off_the_token_alone_guards(tmp_path: Path) -> None:
     """The documented escape hatch (an agent in a container): the check is off, so the
     sibling's token is enough, as before."""
