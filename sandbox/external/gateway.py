@@ -199,10 +199,9 @@ class EpisodeGateway:
         return Response(answer.text, status, headers=headers, media_type=_JSON)
 
     async def _reply(self, request: Request) -> Response:
-        try:
-            body = json.loads(await request.body())
-        except ValueError as e:
-            return _json(400, {"error": f"the request body is not JSON: {e}", "code": "invalid"})
+        body = json_body(await request.body())  # a body 100,000 deep is a 400, as for /call
+        if isinstance(body, BadRequest):
+            return _json(400, {"error": body.message, "code": "invalid"})
         message = body.get("message") if isinstance(body, dict) else None
         if not isinstance(message, str):
             usage = 'POST /reply takes {"message": <what the agent says to the user>}'

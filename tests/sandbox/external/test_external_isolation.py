@@ -198,6 +198,8 @@ def test_an_answer_line_past_the_limit_is_a_named_end(tmp_path: Path) -> None:
         ("/v1/chat/completions", {"messages": [{"role": "user", "content": 5}]}, "content must"),
         ("/v1/chat/completions", "[" * 100_000 + "]" * 100_000, "nested deeper than 64"),
         ("/call", "[" * 100_000 + "]" * 100_000, "nested deeper than 64"),
+        ("/reply", "[" * 100_000 + "]" * 100_000, "nested deeper than 64"),
+        ("/reply", "not json", "not JSON"),
     ],
 )
 async def test_a_malformed_history_or_a_deep_body_is_a_400_not_a_traceback(
