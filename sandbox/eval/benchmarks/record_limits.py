@@ -84,10 +84,12 @@ def too_large(text: Any, what: str, limit: int = MAX_REPLY_CHARS) -> None:
 
 
 @contextmanager
-def record_time(seconds: float = RECORD_SECONDS) -> Iterator[None]:
-    """Interrupt the code inside (``OverLimit``) once it has run ``seconds``: a timer signal,
-    so only on the main thread (elsewhere the code inside runs unbounded); the timer and
-    handler that were there before are put back."""
+def record_time(seconds: float | None = None) -> Iterator[None]:
+    """Interrupt the code inside (``OverLimit``) once it has run ``seconds`` (default
+    ``RECORD_SECONDS``): a timer signal, so only on the main thread (elsewhere the code inside
+    runs unbounded); the timer and handler that were there before are put back."""
+    if seconds is None:
+        seconds = RECORD_SECONDS
     if threading.current_thread() is not threading.main_thread():
         yield
         return
