@@ -120,10 +120,10 @@ def test_other_choice_counts_are_refused_naming_n(n: Any) -> None:
         ({"messages": "hi"}, "messages must be a non-empty array of messages", "messages"),
         (
             {"messages": [{"content": "hi"}]},
-            "every message must be an object with a role",
+            "messages[0] must be an object with a role",
             "messages",
         ),
-        ({"messages": ["hi"]}, "every message must be an object with a role", "messages"),
+        ({"messages": ["hi"]}, "messages[0] must be an object with a role", "messages"),
         ({"messages": MESSAGES, "tools": {}}, "tools must be an array of tool objects", "tools"),
         ({"messages": MESSAGES, "tools": ["t"]}, "tools must be an array of tool objects", "tools"),
     ],
