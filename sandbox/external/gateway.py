@@ -139,6 +139,8 @@ class EpisodeGateway:
         if sub.startswith("/v1/") or sub == "/v1":
             body = error_body(refusal.status, refusal.code, refusal.message)
             return _json(refusal.status, body, NO_RETRY)
+        if sub == "/reply":  # as the route itself refuses
+            return _json(refusal.status, {"error": refusal.message, "code": refusal.code})
         return _json(refusal.status, {"error": refusal.message, "response": ""})
 
     async def _route(self, sub: str, scope: Scope, receive: Receive, send: Send) -> Any:
