@@ -214,9 +214,11 @@ async def test_a_single_slot_policy_does_not_retry_a_timeout(
     """llama.cpp keeps generating for a request the client gave up on, on its only slot: a retry
     would queue behind that generation, so ``retry_timeouts: false`` reports the timeout at once
     (an infrastructure error, resumable), while a 5xx is still retried."""
-    openai_server.push(slow(text_reply("late"), 0.5), text_reply("on time"))
+    # a timeout long enough for the request to reach the server on a loaded machine (at 0.1 s
+    # it sometimes never arrived, under a load of 15 on two cores), the reply far later still
+    openai_server.push(slow(text_reply("late"), 2.5), text_reply("on time"))
     policy = FAST.model_copy(update={"retry_timeouts": False})
-    model = make_model(openai_server, timeout=0.1, retry=policy)
+    model = make_model(openai_server, timeout=0.5, retry=policy)
     with pytest.raises(ModelError) as info:
         await model.complete(MESSAGES, [])
     assert info.value.kind == "timeout" and info.value.attempts == 1
