@@ -102,6 +102,7 @@ from agents.trajectory import (
     transcript_for,
 )
 from agents.user import User, UserTurn, ask_user, failure_kind
+from agents.user_tools import user_tools
 
 DEFAULT_MAX_USER_TURNS = 10
 """How often the user of a conversation may answer when the budget sets no ``max_user_turns``."""
@@ -427,22 +428,38 @@ class Episode:
     async def user_step(self, reply: Node) -> StepResult:
         """The user's answer to ``reply`` (a thought or a ``Finish``), recorded as a ``user``
         node under it; a stop when the user may not answer again (``max_user_turns``) or failed
-        (its failure is the user's: an ``ErrorRecord`` of kind ``user``)."""
+        (its failure is the user's: an ``ErrorRecord`` of kind ``user``). A user with tools of
+        its own (dual control, ``agents.user_tools``) acts from the state after ``reply``; its
+        calls are the node's, so the state after the node includes them; one that failed in
+        the infrastructure stops the episode as ``tool_infra``, never the user's failure."""
         assert self.user is not None
         limit = self.budget.max_user_turns
         if limit is None:
             limit = DEFAULT_MAX_USER_TURNS
         if self.user_turns(reply.id) >= limit:
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_user_turns"))
+        tools = user_tools(self.env, self.state_after(reply.id))
         try:
             turn: UserTurn = await self.accountant.bounded(
-                ask_user(self.user, self.transcript(reply.id))
+                ask_user(self.user, self.transcript(reply.id), tools)
             )
         except DeadlineReached:
             return StepResult(None, Stop(Status.budget_exhausted, "budget:max_seconds"))
         node = self._add(
-            reply.id, kind="user", content=turn.content, user=turn.record(), usage=turn.usage
+            reply.id,
+            kind="user",
+            content=turn.content,
+            user=turn.record(),
+            usage=turn.usage,
+            calls=turn.calls,
         )
+        infra = next((c for c in turn.calls if c.observation and c.observation.infra), None)
+        if infra is not None and infra.observation is not None:
+            obs = infra.observation
+            message = f"the user's call {infra.name} failed in the infrastructure: {obs.error}"
+            node.error = message
+            self.trajectory.errors.append(ErrorRecord(kind="infra", message=message, node=node.id))
+            return StepResult(node, Stop(Status.error, f"tool_infra:{obs.provenance}"))
         if turn.failure:
             self.trajectory.errors.append(
                 ErrorRecord(kind="user", message=turn.failure, node=node.id)

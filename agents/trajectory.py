@@ -351,13 +351,40 @@ def messages_for(prompt: list[Message], path: list[Node]) -> list[Message]:
 def transcript_for(prompt: list[Message], path: list[Node]) -> list[Message]:
     """What the user of a conversation has seen at the end of ``path``: its first message, then
     each reply of the agent (a thought's text, a ``Finish``'s final answer, when the user answered
-    it or it ends the path) and each of its own answers, in order."""
+    it or it ends the path) and each of its own answers, in order; before an answer, the calls
+    of its own tools it made first (dual control, ``user_call_messages``)."""
     out: list[Message] = [m for m in prompt if m.get("role") == "user"][:1]
     for i, n in enumerate(path):
         if n.kind == "user":
+            out.extend(user_call_messages(n.calls))
             out.append({"role": "user", "content": n.content or ""})
         elif n.reply is not None and (i + 1 == len(path) or path[i + 1].kind == "user"):
             out.append({"role": "assistant", "content": n.reply})
+    return out
+
+
+def user_call_messages(calls: list[StepCall], content: str = "") -> list[Message]:
+    """The user's calls of its own tools as its transcript shows them: its message with the
+    calls (role ``user``, as its messages are in a transcript), then one result per call."""
+    if not calls:
+        return []
+    out: list[Message] = [
+        {
+            "role": "user",
+            "content": content,
+            "tool_calls": [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in calls
+            ],
+        }
+    ]
+    for c in calls:
+        content_of = c.observation.content if c.observation is not None else ""
+        out.append({"role": "tool", "tool_call_id": c.id, "name": c.name, "content": content_of})
     return out
 
 

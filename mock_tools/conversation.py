@@ -9,8 +9,9 @@ conversation or a budget does. Either
   then); the scripted user ends the conversation (``done``) after its last message is answered;
 - or ``persona``: who the user is (``scenario``), what they know (``known``: facts by name),
   what they do not know (``unknown``), how to behave (``instructions``) and which proposed
-  actions they agree to (``accept``) or refuse (``refuse``), played by a user model (any alias,
-  or the offline ``persona-user``).
+  actions they agree to (``accept``) or refuse (``refuse``), and, when the world gives the user
+  tools of its own (dual control), the calls of them it makes when the agent asks (``act``),
+  played by a user model (any alias, or the offline ``persona-user``).
 
 Gold actions of a conversation are the reference steps, each with the ``turn`` it belongs to
 (0: before the first reply); ``reference.replies`` are the reference's replies at the end of
@@ -62,6 +63,12 @@ class Persona(_Strict):
     )
     refuse: list[ActionPattern] = Field(
         default_factory=list, description="Proposed actions the user refuses."
+    )
+    act: list[ActionPattern] = Field(
+        default_factory=list,
+        description="Dual control: calls of the user's own tools (its ``args`` in full) the "
+        "user makes when the agent asks for them (what the offline player does; a user "
+        "model reads the instructions).",
     )
 
 

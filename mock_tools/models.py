@@ -173,6 +173,12 @@ class RefStep(_Strict):
         "``<api>_for_<tool>`` (a world's tools are offered by their own names; the loader "
         "fills it in).",
     )
+    by: Literal["agent", "user"] = Field(
+        default="agent",
+        description="Who makes the call: ``user`` for a call of the user's own tool (dual "
+        "control: made by the user, when the agent asks, in the turn it belongs to). Gold "
+        "replays make it; the agent is never expected to.",
+    )
 
     @property
     def offered_name(self) -> str:
@@ -198,7 +204,12 @@ class Reference(_Strict):
     def apis(self) -> list[tuple[str, str]]:
         if self.relevant_apis is not None:
             return [tuple(p) for p in self.relevant_apis]  # type: ignore[misc]
-        return [(s.tool, s.api) for s in self.steps]
+        return [(s.tool, s.api) for s in self.steps if s.by == "agent"]
+
+    @property
+    def agent_steps(self) -> list[RefStep]:
+        """The steps the agent makes (a user's calls of its own tools left out)."""
+        return [s for s in self.steps if s.by == "agent"]
 
 
 class Check(_Strict):

@@ -414,6 +414,41 @@ class MockToolService:
                 "miss", Response(ok=False, error=msg), occurrence, "bad_recording", 500, infra=True
             )
 
+    async def user_call(self, session: str, api: str, args: dict[str, Any]) -> Outcome:
+        """A call of one of the world's user tools (dual control) in ``session``, which must
+        be open: an unknown tool is a 404, arguments its schema refuses a 422 (``Rejected``);
+        otherwise answered as an agent's world call is. The agent's routes never reach these
+        tools: they are not in the catalog."""
+        if self.worlds is None:
+            raise Rejected(404, "unknown_api", "this suite has no world, so no user tools")
+        tool = self.worlds.engine.user_tools.get(api)
+        if tool is None:
+            known = ", ".join(self.worlds.engine.user_tools) or "none"
+            raise Rejected(
+                404, "unknown_api", f"the user has no tool {api!r}; the user's tools: {known}"
+            )
+        found = self.worlds.get(session)
+        if found is None:
+            raise Rejected(404, "unknown_session", f"no session {session!r}")
+        canon = canonical_args(args, tool.parameters)
+        errors = sorted(
+            validator_for(tool.parameters)(tool.parameters).iter_errors(canon),
+            key=lambda e: list(map(str, e.path)),
+        )
+        if errors:
+            violations = [
+                {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
+                for e in errors[:_MAX_VIOLATIONS]
+            ]
+            raise Rejected(
+                422,
+                "invalid_arguments",
+                f"arguments of the user's tool {api} do not match its schema",
+                violations=violations,
+            )
+        ctx = CallContext(scenario=found.task, scope=session)
+        return await self._world_call(api, canon, dumps_canonical(canon), found.calls + 1, ctx)
+
     async def _world_call(
         self, api: str, canon: dict[str, Any], key: str, occurrence: int, ctx: CallContext
     ) -> Outcome:

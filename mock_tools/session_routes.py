@@ -6,6 +6,7 @@
     POST   /sessions/{session}/snapshot       {state}: the current state's hash, kept
     POST   /sessions/{session}/restore        {state}: go back to a state it has been in
     POST   /sessions/{session}/reset          back to its task's initial state
+    POST   /sessions/{session}/user/{tool}    the user's call of its own tool (dual control)
     DELETE /sessions/{session}                forget it
 
 A call belongs to the session its ``X-Sandbox-Session`` header names (opened at the call's
@@ -20,10 +21,12 @@ import uuid
 from enum import Enum
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Body, FastAPI, HTTPException
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from mock_tools.service import MockToolService
+from mock_tools.render import native_payload, reject_payload
+from mock_tools.service import MockToolService, Rejected
 
 __all__ = ["add_session_routes"]
 
@@ -100,6 +103,19 @@ def add_session_routes(app: FastAPI, service: MockToolService) -> None:
         async with s.lock:
             s.restore(s.initial.hash)
         return s.describe()
+
+    @app.post("/sessions/{session:path}/user/{tool}", tags=tags)
+    async def user_call(
+        session: str, tool: str, args: dict[str, Any] = Body(default_factory=dict)
+    ) -> JSONResponse:
+        """A call of the user's own tool (``@write(user=True)``, τ²'s dual control) in the
+        session, answered as an agent's call of the world is (``ok``, ``body``, ``error``,
+        ``state``, ``changes``): what a conversation's user does on its side of the world."""
+        try:
+            o = await service.user_call(session, tool, args)
+        except Rejected as e:
+            return JSONResponse(reject_payload(e, False), status_code=e.status)
+        return JSONResponse(native_payload(o), status_code=o.status)
 
     @app.get("/sessions/{session:path}", tags=tags)
     async def describe(session: str) -> dict[str, Any]:

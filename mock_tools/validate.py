@@ -340,6 +340,11 @@ def _check_task(
     written = 0
     for n, step in enumerate(task.reference.steps, 1):
         at = f"{where}: reference step {n} {step.tool}/{step.api}"
+        if step.by == "user":  # the user's own tool (dual control): the world's, not offered
+            world = suite.world
+            if world is None or step.tool != world.name or step.api not in world.user_tools:
+                errors.append(f"{at}: a step by the user, but the world has no such user tool")
+            continue
         if (step.tool, step.api) not in suite.apis:
             errors.append(f"{at}: no such API in the catalog")
             continue

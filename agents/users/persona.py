@@ -6,8 +6,13 @@ side of the conversation (the agent's replies are its ``user`` messages) and end
 conversation is a call of ``end_conversation``. They read the request alone, so the same
 transcript gets the same answer.
 
-The persona player reads only the agent's last reply and answers by these rules, in order:
+The persona player reads only the agent's last reply (and its own tools' results) and answers
+by these rules, in order:
 
+0. dual control: when its request ends with the results of its own tools' calls, it reports
+   them (``Done. toggle roaming: {...}.``); when the agent's reply asks (with a ``?``) for a
+   call of the persona's ``act`` whose tool it is offered (matched as ``accept`` patterns are,
+   below) and that it has not made yet in the conversation, it makes every such call, in order;
 1. the reply asks for something the persona knows (a ``known`` fact whose name, with ``_`` read
    as a space, appears in the reply, which holds a ``?``): the user tells every such fact
    (``My order id is O-1002.``);
@@ -83,6 +88,8 @@ class PersonaUserModel:
     accept: list[dict[str, Any]] = field(default_factory=list)
     """Action patterns (``{api, args}``) the user agrees to."""
     refuse: list[dict[str, Any]] = field(default_factory=list)
+    act: list[dict[str, Any]] = field(default_factory=list)
+    """Calls of its own tools (``{api, args}``) it makes when asked (dual control)."""
     name: str = "persona-user"
 
     async def complete(
@@ -91,10 +98,15 @@ class PersonaUserModel:
         tools: list[dict[str, Any]],
         params: dict[str, Any] | None = None,
     ) -> Turn:
+        if messages and messages[-1].get("role") == "tool":
+            return Turn(content=_report(messages))
         replies = _agent_replies(messages)
         text = " ".join((replies[-1] if replies else "").lower().split())
         if "?" not in text:
             return end_turn()
+        calls = self._asked_calls(text, messages, tools)
+        if calls:
+            return Turn(tool_calls=calls)
         asked = [(k, v) for k, v in self.known.items() if _words(k) in text]
         if asked:
             return Turn(content=" ".join(f"My {_words(k)} is {v}." for k, v in asked))
@@ -105,6 +117,56 @@ class PersonaUserModel:
                 return Turn(content=AGREE)
             return Turn(content=REFUSE)
         return Turn(content=UNSURE)
+
+    def _asked_calls(
+        self, text: str, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> list[ToolCall]:
+        """The ``act`` calls the reply asks for, offered and not made yet (rule 0)."""
+        offered = {f.get("function", {}).get("name") for f in tools}
+        made = {
+            (c["function"]["name"], _canonical(c["function"].get("arguments")))
+            for m in messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+        }
+        out: list[ToolCall] = []
+        for p in self.act:
+            api, args = str(p.get("api", "")), dict(p.get("args") or {})
+            arguments = json.dumps(args, sort_keys=True)
+            if api in offered and (api, _canonical(arguments)) not in made and _proposed(p, text):
+                out.append(
+                    ToolCall(id=f"act-{len(made) + len(out) + 1}", name=api, arguments=arguments)
+                )
+        return out
+
+
+def _canonical(arguments: Any) -> str:
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+def _report(messages: list[Message]) -> str:
+    """What the user says after its own calls: each call's tool and what it returned."""
+    results = []
+    for m in reversed(messages):
+        if m.get("role") != "tool":
+            break
+        results.append(m)
+    parts = []
+    for m in reversed(results):
+        try:
+            data = json.loads(m.get("content") or "")
+        except ValueError:
+            data = None
+        name = _words(str(m.get("name") or "my phone"))
+        if isinstance(data, dict) and data.get("error"):
+            parts.append(f"{name} failed: {data['error']}")
+        else:
+            shown = data.get("response") if isinstance(data, dict) else m.get("content")
+            parts.append(f"{name}: {json.dumps(shown, ensure_ascii=False, sort_keys=True)}")
+    return "Done. " + "; ".join(parts) + "."
 
 
 @dataclass

@@ -18,6 +18,8 @@ A task of a world suite carries ``world:`` (a ``TaskWorld``)::
           states: [{path: orders.O-1001.status, equals: cancelled}]
         require:
           actions: [{api: cancel_order, args: {order_id: O-1002}}]
+        env_assertions:                     # calls on the final state and what they answer
+          - {call: get_order_status, args: {order_id: O-1002}, value: returned}
 
 The gold actions are the task's ``reference.steps`` (each a call of the world's tool, ``tool``
 being the world's name). Paths and their comparisons are ``mock_tools.worlds.paths``. Pure
@@ -30,7 +32,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["ActionPattern", "StateAssertion", "TaskWorld", "WorldChecks", "COMPARISONS"]
+__all__ = [
+    "ActionPattern",
+    "EnvAssertion",
+    "StateAssertion",
+    "TaskWorld",
+    "WorldChecks",
+    "COMPARISONS",
+]
 
 COMPARISONS = (
     "equals",
@@ -127,6 +136,25 @@ class Required(_Strict):
     actions: list[ActionPattern] = Field(default_factory=list)
 
 
+class EnvAssertion(_Strict):
+    """A call on the final state and the answer it must give (τ²'s environment assertion:
+    ``env_type``, ``func_name``, ``arguments``, ``assert_value``). In a world of the project, the
+    call is one of its tools (the agent's or the user's), run on the final state and discarded;
+    a τ² world runs τ²'s own ``run_env_assertion``, whose functions need not be tools."""
+
+    call: str = Field(min_length=1, description="The function (a tool's name).")
+    args: dict[str, Any] = Field(default_factory=dict)
+    side: Literal["agent", "user"] = Field(
+        default="agent", description="Whose side it runs on (τ²'s env_type assistant/user)."
+    )
+    value: Any = Field(default=True, description="What the call must answer.")
+    message: str | None = Field(default=None, description="What a failure means, if said.")
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.call}({args}) on the {self.side}'s side answers {self.value!r}"
+
+
 class WorldChecks(_Strict):
     gold: bool = Field(
         default=True,
@@ -141,6 +169,10 @@ class WorldChecks(_Strict):
     assertions: list[StateAssertion] = Field(default_factory=list, alias="assert")
     forbid: Forbidden = Field(default_factory=Forbidden)
     require: Required = Field(default_factory=Required)
+    env_assertions: list[EnvAssertion] = Field(
+        default_factory=list,
+        description="Calls on the final state, each of which must answer its value.",
+    )
     judged_turns: Literal["every", "with_gold"] = Field(
         default="every",
         description="A scripted conversation: which turns the per-turn checks judge. every: "

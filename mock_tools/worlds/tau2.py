@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 
 from mock_tools.worlds.errors import WorldDefinitionError
 from mock_tools.worlds.state import Change, State, StateError
-from mock_tools.worlds.task import TaskWorld
+from mock_tools.worlds.task import EnvAssertion, TaskWorld
 from mock_tools.worlds.tools import ToolDef
 from mock_tools.worlds.world import World, WorldAnswer, WorldEngine, parse_clock
 
@@ -364,6 +364,31 @@ class Tau2Engine(WorldEngine):
         if answer.get("error"):
             return WorldAnswer(False, None, str(content), new, changes)
         return WorldAnswer(True, content_body(content), "", new, changes)
+
+    def env_assertion(
+        self, state: State, assertion: EnvAssertion, *, now: Any, task: str | None, seed: int
+    ) -> tuple[bool, str]:
+        """τ²'s own ``run_env_assertion`` on ``state``, in the worker (its functions, such as
+        telecom's ``assert_mobile_data_status``, need not be tools)."""
+        self.check()
+        req = {
+            "op": "assertion",
+            "state": state.hash,
+            "assertion": {
+                "env_type": "user" if assertion.side == "user" else "assistant",
+                "func_name": assertion.call,
+                "arguments": dict(assertion.args),
+                "assert_value": assertion.value,
+                "message": assertion.message,
+            },
+        }
+        answer = self.worker.request(req)
+        if answer.get("unknown"):
+            self.worker.request({"op": "put", "documents": state.to_documents(bookkeeping=False)})
+            answer = self.worker.request(req)
+        if answer.get("error"):
+            return False, f"τ²'s assertion failed to run: {answer['error']}"
+        return bool(answer.get("met")), "met" if answer.get("met") else "not met"
 
     def close(self) -> None:
         self.worker.stop()

@@ -18,7 +18,8 @@ Requests (``op``): ``describe`` (tools, user tools, policy, the base state's has
 ``documents``, its records), ``initial`` (a task's initial state: the records τ²'s
 ``set_state`` changes), ``tasks`` (a task file's tasks as JSON), ``put`` (a state's records),
 ``call`` (one tool call in a state: a fresh copy of the database, τ²'s own ``get_response``,
-the records the call changed and the new state's hash). The last few states are kept; a
+the records the call changed and the new state's hash), ``assertion`` (τ²'s own
+``run_env_assertion`` on a copy of a state: ``met``). The last few states are kept; a
 ``call`` in a state not kept answers ``{"unknown": true}`` and the caller sends it with ``put``.
 
 This file imports only the standard library and ``tau2``: it runs in τ²'s interpreter.
@@ -259,6 +260,22 @@ class Domain:
                 out["state"] = h
                 out["changes"] = diff
         return out
+
+    def assertion(self, req: dict[str, Any]) -> dict[str, Any]:
+        """τ²'s ``run_env_assertion`` on a fresh copy of a state: whether it is met (an
+        assertion that cannot run, τ²'s ``ValueError`` for a function that is missing or does
+        not answer a bool, is an ``error``)."""
+        docs = self.states.get(req["state"])
+        if docs is None:
+            return {"unknown": True}
+        self.states.move_to_end(req["state"])
+        env = self.fresh_env(docs)
+        assertion = self.tasks_module.EnvAssertion.model_validate(req["assertion"])
+        try:
+            met = env.run_env_assertion(assertion, raise_assertion_error=False)
+        except Exception as e:  # noqa: BLE001 - reported as the assertion's error
+            return {"error": f"{type(e).__name__}: {e}"}
+        return {"met": bool(met)}
 
 
 def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[Any]:

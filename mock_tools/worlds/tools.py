@@ -13,6 +13,10 @@ model gives, and must be annotated. ``tool_def`` reads one into a ``ToolDef``:
   is optional; ``additionalProperties`` is false, so an argument the tool does not take is a
   schema violation the server reports (422) before the tool runs.
 
+A tool marked ``user=True`` belongs to the user of a conversation (τ²'s dual control: the
+customer's own phone): the user model is offered it and calls it on the episode's session; the
+agent is never offered it and cannot call it.
+
 A tool without a docstring or with an unannotated parameter is a ``WorldDefinitionError`` naming
 its file and line. Imports nothing of the project but the worlds' errors.
 """
@@ -43,6 +47,7 @@ _SECTION = re.compile(
 class _Mark:
     kind: ToolKind
     name: str | None
+    user: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,9 @@ class ToolDef:
     """A method (called with the world instance first) or a plain function."""
     source: str
     """``file:line`` of its definition."""
+    user: bool = False
+    """The user's tool (dual control: ``@write(user=True)``): offered to the user of a
+    conversation, never to the agent."""
 
     @property
     def writes(self) -> bool:
@@ -65,9 +73,9 @@ class ToolDef:
 
 
 def _marker(kind: ToolKind) -> Any:
-    def decorate(fn: Any = None, *, name: str | None = None) -> Any:
+    def decorate(fn: Any = None, *, name: str | None = None, user: bool = False) -> Any:
         def mark(f: Callable[..., Any]) -> Callable[..., Any]:
-            setattr(f, _MARK, _Mark(kind, name))
+            setattr(f, _MARK, _Mark(kind, name, user))
             return f
 
         return mark(fn) if fn is not None else mark
@@ -75,7 +83,8 @@ def _marker(kind: ToolKind) -> Any:
     decorate.__name__ = kind
     decorate.__doc__ = (
         f"Mark a world tool that {'only reads' if kind == 'read' else 'may change'} the state "
-        f"(``@{kind}`` or ``@{kind}(name=...)``)."
+        f"(``@{kind}`` or ``@{kind}(name=...)``; ``user=True``: a tool of the user, not "
+        "the agent)."
     )
     return decorate
 
@@ -144,6 +153,7 @@ def tool_def(fn: Callable[..., Any], *, method: bool) -> ToolDef:
         function=fn,
         method=method,
         source=where,
+        user=mark.user,
     )
 
 

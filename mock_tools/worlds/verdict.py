@@ -13,6 +13,8 @@ deterministic); the replay stops there. ``judge(engine, task, replayed, seed)`` 
   (τ²-bench's rule). On a difference, ``diff`` sorts every differing path into ``collateral``
   (the agent changed it, the gold did not), ``missed`` and ``wrong``;
 - ``assert``: each assertion holds on the final state;
+- ``env_assertions``: each call, run on the final state, answers its value (τ²'s environment
+  assertions; ``WorldEngine.env_assertion``);
 - ``forbid.states``: no state along the calls (the initial one included) satisfies one;
 - ``forbid.actions``: no call the world carried out (answered ok) matches one;
 - ``require.actions``: each is matched by a call the world carried out.
@@ -51,7 +53,10 @@ __all__ = [
 
 
 class WorldCheck(BaseModel):
-    kind: str = Field(description="gold | assert | forbid_state | forbid_action | require_action")
+    kind: str = Field(
+        description="gold | assert | env_assertion | forbid_state | forbid_action | "
+        "require_action | turn_state | turn_answers"
+    )
     passed: bool
     detail: str = ""
 
@@ -126,7 +131,7 @@ def call_world(
     engine: WorldEngine, state: State, api: str, args: dict[str, Any], task: Task, seed: int
 ) -> WorldAnswer:
     """One call as the server makes it: canonical arguments, the engine's atomic call."""
-    tool = engine.tools.get(api)
+    tool = engine.find_tool(api)
     schema = tool.parameters if tool is not None else {}
     canon = canonical_args(args, schema)
     return engine.execute(
@@ -191,7 +196,7 @@ def matches(pattern: ActionPattern, action: Action, engine: WorldEngine) -> bool
     canonical (the pattern's other arguments are free)."""
     if action.api != pattern.api or pattern.tool not in (None, engine.name):
         return False
-    tool = engine.tools.get(action.api)
+    tool = engine.find_tool(action.api)
     schema = tool.parameters if tool is not None else {}
     have = canonical_args(action.args, schema)
     props = schema.get("properties", {})
@@ -228,6 +233,12 @@ def judge(engine: WorldEngine, task: Task, done: Replayed, seed: int) -> WorldVe
             WorldCheck(
                 kind="assert", passed=result.passed, detail=f"{a.describe()}: {result.detail}"
             )
+        )
+    now = engine.clock(_spec(task), f"task {task.id}")
+    for env in checks.env_assertions:
+        met, said = engine.env_assertion(final, env, now=now, task=task.id, seed=seed)
+        verdict.checks.append(
+            WorldCheck(kind="env_assertion", passed=met, detail=f"{env.describe()}: {said}")
         )
     for a in checks.forbid.states:
         hit = next((i for i, s in enumerate(done.states) if check_assertion(s, a).passed), None)

@@ -41,12 +41,14 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any, ClassVar
 
+from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.models import ApiSpec, ToolSpec
 from mock_tools.worlds.errors import CallTimedOut, ToolError, WorldDefinitionError
 from mock_tools.worlds.state import Change, State, StateError, Tx, canonical_record
-from mock_tools.worlds.task import TaskWorld
+from mock_tools.worlds.task import EnvAssertion, TaskWorld
 from mock_tools.worlds.tools import ToolDef, is_tool, source_of, tool_def
 
 __all__ = ["Context", "World", "WorldAnswer", "WorldEngine", "apply_patch", "parse_clock"]
@@ -175,7 +177,13 @@ def call_seed(seed: int, task: str | None, state: State, tool: str, key: str) ->
 
 
 class WorldEngine:
-    """A loaded world: its tools, its base state, each task's initial state, and calls."""
+    """A loaded world: its tools, its base state, each task's initial state, and calls.
+
+    ``tools`` are the agent's; ``user_tools`` the user's (dual control, ``@write(user=True)``):
+    never in the catalog the agent is offered, called on a session only through its user
+    route (``mock_tools.session_routes``). Their names are distinct."""
+
+    user_tools: Mapping[str, ToolDef] = MappingProxyType({})
 
     def __init__(self, world: type[World], base: State, *, source: str) -> None:
         if not isinstance(world, type) or not issubclass(world, World):
@@ -189,7 +197,9 @@ class WorldEngine:
             raise WorldDefinitionError(
                 f"cannot make the world: {type(e).__name__}: {e}", source
             ) from None
-        self.tools: dict[str, ToolDef] = {d.name: d for d in world.tool_defs()}
+        defs = world.tool_defs()
+        self.tools: dict[str, ToolDef] = {d.name: d for d in defs if not d.user}
+        self.user_tools = {d.name: d for d in defs if d.user}
         if not self.tools:
             raise WorldDefinitionError(f"world {self.name!r} has no tools", source)
         self.base = base
@@ -227,8 +237,48 @@ class WorldEngine:
 
     def kind(self, tool: str) -> str | None:
         """``read`` or ``write`` for a tool of this world, None for another name."""
-        d = self.tools.get(tool)
+        d = self.find_tool(tool)
         return None if d is None else d.kind
+
+    def find_tool(self, name: str) -> ToolDef | None:
+        """The agent's or the user's tool of that name."""
+        return self.tools.get(name) or self.user_tools.get(name)
+
+    def env_assertion(
+        self, state: State, assertion: EnvAssertion, *, now: datetime, task: str | None, seed: int
+    ) -> tuple[bool, str]:
+        """Whether ``assertion`` holds on ``state`` (the call run on it, its effect discarded)
+        and what the call answered. A call of no tool of this world is a
+        ``WorldDefinitionError``."""
+        d = self.find_tool(assertion.call)
+        if d is None:
+            raise WorldDefinitionError(
+                f"task {task!r}: env assertion {assertion.call!r} is no tool of world "
+                f"{self.name!r}",
+                self.source,
+            )
+        canon = canonical_args(assertion.args, d.parameters)
+        answer = self.execute(
+            state, d.name, canon, key=dumps_canonical(canon), now=now, task=task, seed=seed
+        )
+        if not answer.ok:
+            return False, f"the call failed: {answer.error}"
+        got = answer.body
+        return _same_value(got, assertion.value), f"answered {got!r}"
+
+    def user_functions(self) -> list[dict[str, Any]]:
+        """The user's tools as functions a user model is offered (OpenAI's shape)."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": d.name,
+                    "description": d.description,
+                    "parameters": d.parameters,
+                },
+            }
+            for d in self.user_tools.values()
+        ]
 
     def initial(self, task_id: str | None, spec: TaskWorld | None) -> State:
         """The initial state of a task (the base state with its patch), kept per task."""
@@ -260,8 +310,9 @@ class WorldEngine:
         seed: int = 0,
     ) -> WorldAnswer:
         """Run one call atomically (see the module docstring). ``key`` is the canonical text of
-        the arguments (the rng's seed material)."""
-        d = self.tools.get(tool)
+        the arguments (the rng's seed material). The agent's tools and the user's are called
+        alike: who may call which is the routes' to decide."""
+        d = self.find_tool(tool)
         if d is None:
             return WorldAnswer(False, None, f"world {self.name!r} has no tool {tool!r}", state)
         tx = state.begin(writable=d.writes)
@@ -284,3 +335,11 @@ class WorldEngine:
         except (Exception, SystemExit, KeyboardInterrupt) as e:
             return WorldAnswer(False, None, f"{type(e).__name__}: {e}", state)
         return WorldAnswer(True, body, "", new, changes)
+
+
+def _same_value(got: Any, want: Any) -> bool:
+    """Equal as canonical JSON values (``1`` and ``1.0`` alike, as records compare)."""
+    try:
+        return bool(json.loads(canonical_record(got)) == json.loads(canonical_record(want)))
+    except StateError:
+        return False

@@ -2,10 +2,10 @@
 passed it, and pass@k / pass^k over the trials, each with a 95% interval.
 
 An episode's label carries its state checks as check results of kind ``state:<check>``
-(``pass_rate.world_results``: ``gold``, ``assert``, ``forbid_state``, ``forbid_action``,
-``require_action``; a replay that diverged from the recorded states is ``state:replay``),
-whatever decided the label: a give-up is judged on the state it left too. Over the episodes that
-count in the pass rate (``pass_rate.counts``):
+(``pass_rate.world_results``: ``gold``, ``assert``, ``env_assertion``, ``forbid_state``,
+``forbid_action``, ``require_action``; a replay that diverged from the recorded states is
+``state:replay``), whatever decided the label: a give-up is judged on the state it left too.
+Over the episodes that count in the pass rate (``pass_rate.counts``):
 
 - per check: an episode passes it when every check of that kind of its task held (two
   assertions: both); ``episodes`` counts those judged on it, ``passed`` those that passed;
@@ -52,7 +52,7 @@ REPLAY = "replay"
 """The result of a replay that diverged (not a check of the task)."""
 ALL = "all"
 """The summary of every state check of an episode at once."""
-ORDER = ("gold", "assert", "forbid_state", "forbid_action", "require_action")
+ORDER = ("gold", "assert", "env_assertion", "forbid_state", "forbid_action", "require_action")
 """The checks in the order a task's checks are judged; others follow by name."""
 
 
@@ -60,7 +60,7 @@ class CheckRate(BaseModel):
     """One state check over a run's episodes."""
 
     check: str = Field(
-        description="gold | assert | forbid_state | forbid_action | "
+        description="gold | assert | env_assertion | forbid_state | forbid_action | "
         "require_action, or 'all' (every state check of an episode)."
     )
     tasks: int = Field(description="Tasks with episodes judged on it.")
@@ -125,8 +125,8 @@ def episode_checks(label: EpisodeLabel) -> list[tuple[str, bool]]:
 
 def task_checks(task: Task) -> list[tuple[str, str]]:
     """The state checks of a task as ``(check, description)``: for each check, in the order
-    its results come (the gold state, the assertions, the forbidden states and actions, the
-    required actions)."""
+    its results come (the gold state, the assertions, the env assertions, the forbidden states
+    and actions, the required actions)."""
     world = task.world
     if world is None:
         return []
@@ -136,6 +136,7 @@ def task_checks(task: Task) -> list[tuple[str, str]]:
         ignored = f" (paths left out: {', '.join(c.ignore)})" if c.ignore else ""
         out.append(("gold", "the final state equals the gold state" + ignored))
     out += [("assert", a.describe()) for a in c.assertions]
+    out += [("env_assertion", e.describe()) for e in c.env_assertions]
     out += [("forbid_state", a.describe()) for a in c.forbid.states]
     out += [("forbid_action", p.describe()) for p in c.forbid.actions]
     out += [("require_action", p.describe()) for p in c.require.actions]

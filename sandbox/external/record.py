@@ -234,10 +234,16 @@ class EpisodeRecord:
         return transcript_for(self.trajectory.prompt, self.trajectory.path_to(reply.id))
 
     def add_user(self, turn: UserTurn) -> Node:
-        """The user's answer to the latest reply, as a ``user`` node; what it reveals is offered
-        from now on."""
+        """The user's answer to the latest reply, as a ``user`` node (with the calls of its own
+        tools it made, dual control); what it reveals is offered from now on."""
         self.revealed.update(turn.reveal)
-        return self._add(kind="user", content=turn.content, user=turn.record(), usage=turn.usage)
+        return self._add(
+            kind="user",
+            content=turn.content,
+            user=turn.record(),
+            usage=turn.usage,
+            calls=turn.calls,
+        )
 
     def _latest(self) -> Node | None:
         """The latest node a call or an answer can belong to: not a failed model call, and

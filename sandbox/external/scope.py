@@ -52,6 +52,7 @@ from agents.step import DEFAULT_MAX_USER_TURNS, Stop, truncate_observation
 from agents.toolenv import GIVE_ANSWER, Observation, ToolEnv
 from agents.trajectory import ErrorRecord, FinishCall, Node, Status, StepCall
 from agents.user import User, ask_user, failure_kind
+from agents.user_tools import user_tools
 from sandbox.external.peer import EpisodeProcesses
 from sandbox.external.record import EpisodeRecord
 from sandbox.tool_envs.forward import ForwardedCall, Forwarder, route_kind
@@ -343,12 +344,18 @@ class EpisodeScope:
         limit = self.budget.max_user_turns
         if self.record.user_turns >= (DEFAULT_MAX_USER_TURNS if limit is None else limit):
             return self._spent("max_user_turns")
+        # dual control: the user acts on its own tools where the agent's calls left the world
+        tools = user_tools(self.env, getattr(self.env, "position", None))
         try:
-            ask = ask_user(self.user, self.record.transcript(reply))
+            ask = ask_user(self.user, self.record.transcript(reply), tools)
             turn = await self.accountant.bounded(ask)
         except DeadlineReached:
             return self._spent("max_seconds")
         node = self.record.add_user(turn)
+        for call in turn.calls:
+            self._check_infra(call.observation, call.name, node.id)
+        if self.over:
+            return self.refusal()
         if turn.failure:
             error = ErrorRecord(kind="user", message=turn.failure, node=node.id)
             self.record.trajectory.errors.append(error)

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.trajectory import Node, Status, Trajectory
+from agents.trajectory import Node, Status, StepCall, Trajectory
 from mock_tools.suite import load_suite
 from mock_tools.worlds.tau2 import Tau2Engine, Tau2Worker, content_text
 from sandbox.errors import ConfigError
@@ -75,38 +75,13 @@ def simulation(traj: Trajectory, reward: float | None) -> dict[str, Any]:
     for nid in traj.chosen_path:
         node: Node = nodes[nid]
         if node.kind == "user":
+            # dual control: the user's calls of its own tools come before what it says
+            messages.extend(_call_messages("user", None, node.calls))
             messages.append({"role": "user", "content": node.content})
         elif node.kind == "finish" and node.finish is not None:
             messages.append({"role": "assistant", "content": node.finish.final_answer})
         elif node.kind == "action":
-            calls = [c for c in node.calls if not c.hallucinated]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": node.content or None,
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "name": c.function or c.name,
-                            "arguments": c.args or {},
-                            "requestor": "assistant",
-                        }
-                        for c in calls
-                    ]
-                    or None,
-                }
-            )
-            for c in calls:
-                content, error = _tool_content(c)
-                messages.append(
-                    {
-                        "id": c.id,
-                        "role": "tool",
-                        "content": content,
-                        "requestor": "assistant",
-                        "error": error,
-                    }
-                )
+            messages.extend(_call_messages("assistant", node.content or None, node.calls, True))
         elif node.content:
             messages.append({"role": "assistant", "content": node.content})
     started = traj.started_at
@@ -123,6 +98,37 @@ def simulation(traj: Trajectory, reward: float | None) -> dict[str, Any]:
         "reward_info": None if reward is None else {"reward": reward, "info": {"by": "sandbox"}},
         "messages": messages,
     }
+
+
+def _call_messages(
+    role: str, content: str | None, calls: list[StepCall], always: bool = False
+) -> list[dict[str, Any]]:
+    """A turn's calls as τ² records them: the ``role``'s message with its calls (each with
+    that requestor), then one tool message per call. Nothing for no calls, unless ``always``
+    (an agent's turn whose calls were all invented names is still its message)."""
+    made = [c for c in calls if not c.hallucinated]
+    if not made and not always:
+        return []
+    out: list[dict[str, Any]] = [
+        {
+            "role": role,
+            "content": content,
+            "tool_calls": [
+                {
+                    "id": c.id,
+                    "name": c.function or c.name,
+                    "arguments": c.args or {},
+                    "requestor": role,
+                }
+                for c in made
+            ]
+            or None,
+        }
+    ]
+    for c in made:
+        text, error = _tool_content(c)
+        out.append({"id": c.id, "role": "tool", "content": text, "requestor": role, "error": error})
+    return out
 
 
 def _scores(run: Path) -> dict[tuple[str, int], float]:

@@ -12,10 +12,18 @@ What the suite holds (the checkout stays the user's: its code runs from there, t
   instructions) and its evaluation criteria: the database check when ``DB`` is in the task's
   reward basis (the gold actions replayed from the task's initial state, τ²'s rule),
   ``communicate_info`` when ``COMMUNICATE`` is (the user's ``communicate``), the gold actions as
-  required actions when ``ACTION`` is (compared on their ``compare_args``), and the task's initial
-  state as τ²'s ``set_state`` makes it. Natural-language assertions and environment assertions
-  are not checks of the sandbox: they are counted in the summary (``nl_assertions``,
-  ``env_assertions``), and ``sandbox export tau2`` leaves them to τ²'s evaluator.
+  required actions when ``ACTION`` is (compared on their ``compare_args``), the environment
+  assertions when ``ENV_ASSERTION`` is (``env_assertions``: τ²'s own ``run_env_assertion`` on the
+  final state), and the task's initial state as τ²'s ``set_state`` makes it. Natural-language
+  assertions are not checks of the sandbox: they are counted in the summary
+  (``nl_assertions``), and ``sandbox export tau2`` leaves them to τ²'s evaluator.
+
+Dual control (telecom): a gold action whose requestor is the user is a reference step ``by:
+user`` (the user makes it on its own tools); the persona's ``act`` lists them, and the
+reference's reply before them asks for them (``ask_for_user_actions``), so the offline reference
+agent and persona player play the gold conversation: the agent's steps up to the user's actions,
+a reply asking for them, the user making them and saying what its phone shows, then the agent's
+next steps.
 
 A gold action that τ² itself cannot carry out (τ²'s evaluator logs it and goes on) is left out of
 the task's gold actions and counted (``gold_errors``). A checkout without the domain's code or
@@ -39,7 +47,13 @@ from mock_tools.conversation import Persona, TaskUser
 from mock_tools.models import ApiRef, Reference, RefStep, SuiteMeta, Task
 from mock_tools.worlds.errors import WorldDefinitionError
 from mock_tools.worlds.state import State
-from mock_tools.worlds.task import ActionPattern, Required, TaskWorld, WorldChecks
+from mock_tools.worlds.task import (
+    ActionPattern,
+    EnvAssertion,
+    Required,
+    TaskWorld,
+    WorldChecks,
+)
 from mock_tools.worlds.tau2 import Tau2Worker, describe_digest, world_file
 from sandbox.errors import ConfigError
 
@@ -182,7 +196,10 @@ def _task(
             patch.setdefault(collection, {})[rid] = record
         if patch:
             summary.initial_states += 1
-    steps = []
+    steps: list[RefStep] = []
+    replies: list[str] = []
+    act: list[ActionPattern] = []
+    asked: list[Mapping[str, Any]] = []  # the user's actions the next reply asks for
     state = start
     for i, action in enumerate(criteria.get("actions") or [], 1):
         answer = worker.request(
@@ -201,7 +218,30 @@ def _task(
             summary.gold_errors.append(f"{tid}: action {i} {action['name']}: {answer['content']}")
             continue
         state = answer.get("state", state)
-        steps.append(RefStep(tool=world, api=action["name"], args=action.get("arguments") or {}))
+        args = action.get("arguments") or {}
+        if action.get("requestor") == "user":
+            asked.append(action)
+            act.append(ActionPattern(api=action["name"], args=args))
+            step = RefStep(tool=world, api=action["name"], args=args, by="user")
+            steps.append(step.model_copy(update={"turn": len(replies) + 1}))
+            continue
+        if asked:
+            replies.append(ask_for_user_actions(asked))
+            asked = []
+        steps.append(RefStep(tool=world, api=action["name"], args=args, turn=len(replies)))
+    if asked:
+        replies.append(ask_for_user_actions(asked))
+    env = [
+        EnvAssertion(
+            call=str(a["func_name"]),
+            args=a.get("arguments") or {},
+            side="user" if a.get("env_type") == "user" else "agent",
+            value=a.get("assert_value", True),
+            message=a.get("message"),
+        )
+        for a in (criteria.get("env_assertions") or [])
+        if "ENV_ASSERTION" in basis
+    ]
     communicate = [str(c) for c in criteria.get("communicate_info") or []]
     required = []
     if "ACTION" in basis:
@@ -210,7 +250,7 @@ def _task(
             keys = action.get("compare_args")
             kept = args if keys is None else {k: args[k] for k in keys if k in args}
             required.append(ActionPattern(api=action["name"], args=kept))
-    checks = WorldChecks(gold="DB" in basis, require=Required(actions=required))
+    checks = WorldChecks(gold="DB" in basis, require=Required(actions=required), env_assertions=env)
     agent_tools = [ApiRef(tool=world, api=t["name"]) for t in found["tools"]]
     reply = "Thank you, it is done." + "".join(f" {c}." for c in communicate)
     return Task(
@@ -218,9 +258,9 @@ def _task(
         query=OPENER,
         tools=agent_tools,
         group=world,
-        reference=Reference(steps=steps, answer=reply),
+        reference=Reference(steps=steps, answer=reply, replies=replies),
         user=TaskUser(
-            persona=_persona(raw.get("user_scenario") or {}),
+            persona=_persona(raw.get("user_scenario") or {}, act),
             communicate=communicate if "COMMUNICATE" in basis else [],
         ),
         world=TaskWorld(state=patch, checks=checks),
@@ -235,14 +275,29 @@ def _said(value: Any) -> str:
     return text if any(c.isalnum() for c in text) else ""
 
 
-def _persona(scenario: Mapping[str, Any]) -> Persona:
+def ask_for_user_actions(actions: list[Mapping[str, Any]]) -> str:
+    """The reference's reply asking the user for its gold actions on its own tools (dual
+    control): each tool's name as words and each argument's value, which the offline
+    persona player recognises (``agents.users.persona``)."""
+    asks = []
+    for a in actions:
+        what = str(a["name"]).replace("_", " ")
+        args = a.get("arguments") or {}
+        if args:
+            what += " (" + ", ".join(f"{k}: {v}" for k, v in args.items()) + ")"
+        asks.append(what)
+    return "Could you please do this on your device: " + "; then ".join(asks) + "?"
+
+
+def _persona(scenario: Mapping[str, Any], act: list[ActionPattern] | None = None) -> Persona:
     """τ²'s user scenario as a persona: who the user is and why they call as the scenario,
-    what they know and do not know, and their instructions."""
+    what they know and do not know, and their instructions; ``act``: the gold actions of the
+    user's own tools, which the offline persona player makes when asked."""
     instructions = scenario.get("instructions") or ""
     persona = (scenario.get("persona") or "").strip()
     if isinstance(instructions, str):
         text = "\n\n".join(p for p in (persona, instructions.strip()) if p) or "A customer."
-        return Persona(scenario=text, instructions=instructions.strip() or text)
+        return Persona(scenario=text, instructions=instructions.strip() or text, act=act or [])
     reason = _said(instructions.get("reason_for_call"))
     known = _said(instructions.get("known_info"))
     unknown = _said(instructions.get("unknown_info"))
@@ -252,6 +307,7 @@ def _persona(scenario: Mapping[str, Any]) -> Persona:
         known={"known_info": known} if known else {},
         unknown=[unknown] if unknown else [],
         instructions=how or "Answer the agent's questions.",
+        act=act or [],
     )
 
 

@@ -47,7 +47,7 @@ def reference_plan(task: Task) -> ReferencePlan:
     """The task's reference solution as the offline models' plan (function names)."""
     steps = [
         PlanStep(thought=s.thought, function=s.offered_name, args=dict(s.args), turn=s.turn)
-        for s in task.reference.steps
+        for s in task.reference.agent_steps
     ]
     return ReferencePlan(
         steps=steps,

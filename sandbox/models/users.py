@@ -36,6 +36,7 @@ class PersonaUsers(OfflineModels):
             known=dict(p.known),
             accept=[a.model_dump() for a in p.accept],
             refuse=[r.model_dump() for r in p.refuse],
+            act=[a.model_dump() for a in p.act],
             name=self.spec.name,
         )
 

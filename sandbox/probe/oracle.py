@@ -79,7 +79,7 @@ class ProbeOracle:
         return self._step(messages, [n for n in names if n and n != FINISH], rng if noisy else None)
 
     def _plan(self, rng: random.Random | None) -> Turn:
-        steps = [{"function": s.offered_name, "args": dict(s.args)} for s in self._ref.steps]
+        steps = [{"function": s.offered_name, "args": dict(s.args)} for s in self._ref.agent_steps]
         if rng is not None and steps:
             if len(steps) > 1 and rng.random() < 0.5:
                 i = rng.randrange(len(steps) - 1)
@@ -97,7 +97,7 @@ class ProbeOracle:
 
     def _step(self, messages: list[Message], offered: list[str], rng: random.Random | None) -> Turn:
         done = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
-        steps = self._ref.steps
+        steps = self._ref.agent_steps
         if done >= len(steps):
             return _call(FINISH, {"return_type": GIVE_ANSWER, "final_answer": self._ref.answer})
         step = steps[done]

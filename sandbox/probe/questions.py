@@ -121,7 +121,7 @@ async def _task_probes(task: Task, apis: Apis, env: EpisodeToolEnv) -> list[Prob
     ]
     history = list(base)
     items: list[ProbeItem] = []
-    steps = task.reference.steps
+    steps = task.reference.agent_steps
     for k, step in enumerate(steps):
         name = offered.get((step.tool, step.api)) or function_name(step.tool, step.api)
         gold: dict[str, Any] = {"function": name, "tool": step.tool, "api": step.api}
@@ -179,7 +179,7 @@ def _plan_item(
             "api": s.api,
             "args": s.args,
         }
-        for s in task.reference.steps
+        for s in task.reference.agent_steps
     ]
     asked: list[Message] = [*base, {"role": "user", "content": PLAN_PROMPT.format(docs=docs)}]
     return _item(task, "plan", 0, asked, [SUBMIT_PLAN], {"steps": plan_gold})

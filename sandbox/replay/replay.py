@@ -330,7 +330,9 @@ def _recorded_users(
             continue
         name = default_user_model(task, config.user.model)
         for seen, node in user_answers(traj):
-            turn = UserTurn(content=node.content or "", **(node.user or {}), usage=node.usage)
+            turn = UserTurn(
+                content=node.content or "", **(node.user or {}), usage=node.usage, calls=node.calls
+            )
             record.put(record_key(task, name, seen), task.id, name, turn)
     return path
 
@@ -372,8 +374,11 @@ async def _replay_episode_calls(env: ToolEnv, traj: Trajectory) -> EpisodeVerdic
             obs = call.observation
             if obs is None or obs.provenance in _UNSENT or call.args is None:
                 continue
-            target = dispatch(call.name, names, rule) or call.name
-            got = await env.call(target, call.args)
+            if node.kind == "user":  # the user's own tool (dual control)
+                got = await env.call_as_user(call.name, call.args)  # type: ignore[attr-defined]
+            else:
+                target = dispatch(call.name, names, rule) or call.name
+                got = await env.call(target, call.args)
             verdict.calls_checked += 1
             verdict.calls_exact += int(got.content == obs.content)
             if got.ok == obs.ok and _same(obs.content, got.content):

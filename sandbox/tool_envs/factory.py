@@ -281,7 +281,9 @@ class HttpToolEnvs:
         world = self.suite.world
         env = WorldToolEnv if world is not None else HttpToolEnv
         extra: dict[str, Any] = (
-            {"seed": self.seed, "policy": world.policy} if world is not None else {}
+            {"seed": self.seed, "policy": world.policy, "user_functions": world.user_functions()}
+            if world is not None
+            else {}
         )
         return env(
             self.client,

@@ -282,11 +282,21 @@ class WorldToolEnv(HttpToolEnv):
     task's initial state with the run's seed, and ``restore_state`` to go back to any state the
     session has been in (``agents.toolenv.StatefulToolEnv``)."""
 
-    def __init__(self, *args: Any, seed: int = 0, policy: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        seed: int = 0,
+        policy: str = "",
+        user_functions: list[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.seed = seed
         self.policy = policy
         """The world's rules for the agent (``World.policy``): the end of its system prompt."""
+        self.user_functions: list[dict[str, Any]] = list(user_functions or [])
+        """The user's own tools (dual control), offered to the user of a conversation, never
+        to the agent; ``call_as_user`` calls them."""
         self.initial_state: str | None = None
         """The hash of the task's initial state, once the session is open."""
         self.position: str | None = None
@@ -339,6 +349,30 @@ class WorldToolEnv(HttpToolEnv):
         except ToolEnvError as e:
             return self._transport_error(e.kind, str(e), time.perf_counter())
         obs = await super().call(name, args)
+        self.observe(obs)
+        return obs
+
+    async def call_as_user(self, name: str, args: dict[str, Any]) -> Observation:
+        """The user's call of its own tool ``name`` on this episode's session (the route
+        ``POST /sessions/{session}/user/{tool}``), observed as an agent's call is."""
+        started = time.perf_counter()
+        try:
+            await self.open_session()
+        except ToolEnvError as e:
+            return self._transport_error(e.kind, str(e), started)
+        url = f"/sessions/{quote(self.session, safe='')}/user/{_segment(name)}"
+        try:
+            resp = await within_call_time(self.call_timeout, self._client.post(url, json=args))
+        except ToolReplyTooLarge as e:
+            latency = (time.perf_counter() - started) * 1000
+            return too_large_observation(e, latency, ascii_only=self.ascii_observations)
+        except (httpx.TimeoutException, asyncio.TimeoutError) as e:
+            return self._transport_error("timeout", f"the tool server timed out: {e}", started)
+        except httpx.HTTPError as e:
+            msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
+            return self._transport_error("connection", msg, started)
+        latency = (time.perf_counter() - started) * 1000
+        obs = to_observation(resp, latency, self.ascii_observations)
         self.observe(obs)
         return obs
 

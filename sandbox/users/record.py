@@ -8,7 +8,15 @@ may share it and a killed run loses at most the answer it was writing. ``Recorde
 from it first; a transcript it does not hold is a **user miss**, which the run's ``user.miss``
 decides: ``error`` (a user failure: nothing is asked), ``live`` (the user model is asked and its
 answer recorded) or ``scripted`` (the task's script answers, not recorded). Failures are never
-recorded: a later run asks again. May import the libraries only.
+recorded: a later run asks again.
+
+Dual control: a recorded answer whose user called its own tools is served by making the same
+calls again, in order, on this episode's state (so the world is where the user left it) and
+comparing what they return with the record: every call answered as recorded, the recorded
+answer stands; one answered differently is a miss at that call (``error``: a user failure that
+names it; ``live``: the user model goes on from the calls made, told what they returned; its
+answer is not recorded, the key holding the first; ``scripted``: as ``error``, a script has no
+tools). May import the libraries only.
 """
 
 from __future__ import annotations
@@ -21,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.model import Message
-from agents.user import User, UserTurn, transcript_key
+from agents.trajectory import StepCall
+from agents.user import User, UserTools, UserTurn, transcript_key
 from mock_tools.models import Task
 
 __all__ = ["RecordedUser", "UserRecord", "record_key"]
@@ -67,6 +76,8 @@ class UserRecord:
         if key in self._turns:
             return
         data = turn.model_dump(mode="json", exclude={"source"})
+        if not data.get("calls"):
+            data.pop("calls", None)  # a turn without calls is recorded as it always was
         self._turns[key] = data
         line = json.dumps(
             {"key": key, "task": task, "user_model": user_model, "turn": data}, ensure_ascii=False
@@ -102,9 +113,11 @@ class RecordedUser:
         self.name = inner.name
         self.hidden = list(inner.hidden)
 
-    async def reply(self, transcript: list[Message]) -> UserTurn:
+    async def reply(self, transcript: list[Message], tools: UserTools | None = None) -> UserTurn:
         key = record_key(self.task, self.name, transcript)
         found = self.record.get(key)
+        if found is not None and found.calls:
+            return await self._replay_calls(found, transcript, tools)
         if found is not None:
             return found.model_copy(update={"source": "record"})
         if self.miss == "error":
@@ -120,7 +133,49 @@ class RecordedUser:
                     failure="user_miss: no answer recorded and the task has no script",
                 )
             return await self.scripted.reply(transcript)
-        turn = await self.inner.reply(transcript)
-        if turn.failure is None:
+        turn = await self._ask(transcript, tools)
+        if turn.failure is None and not _infra(turn.calls):
             self.record.put(key, self.task.id, self.name, turn)
         return turn
+
+    async def _ask(
+        self, transcript: list[Message], tools: UserTools | None, made: list[StepCall] | None = None
+    ) -> UserTurn:
+        if tools is None and not made:
+            return await self.inner.reply(transcript)
+        return await self.inner.reply(transcript, tools=tools, made=made)  # type: ignore[call-arg]
+
+    async def _replay_calls(
+        self, found: UserTurn, transcript: list[Message], tools: UserTools | None
+    ) -> UserTurn:
+        """A recorded turn whose user called its tools: the calls made again (see the module
+        docstring)."""
+        if tools is None:
+            return UserTurn(
+                source="record",
+                failure="user_miss: the recorded answer calls the user's tools, and this "
+                "episode offers the user none",
+            )
+        made: list[StepCall] = []
+        for call in found.calls:
+            recorded = call.observation
+            if call.args is None or recorded is None or recorded.provenance == "invalid":
+                made.append(call)  # never sent: answered with its error again
+                continue
+            obs = await tools.call(call.name, call.args)
+            made.append(call.model_copy(update={"observation": obs}))
+            if obs.infra:
+                return UserTurn(source="record", calls=made)  # the step stops: infrastructure
+            if obs.content != recorded.content:
+                what = (
+                    f"user_miss: the user's call {call.name} answered differently than "
+                    "recorded (the world is elsewhere than when the answer was recorded)"
+                )
+                if self.miss == "live":
+                    return await self._ask(transcript, tools, made)
+                return UserTurn(source="record", failure=what, calls=made)
+        return found.model_copy(update={"source": "record", "calls": made})
+
+
+def _infra(calls: list[StepCall]) -> bool:
+    return any(c.observation is not None and c.observation.infra for c in calls)

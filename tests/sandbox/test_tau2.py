@@ -309,3 +309,99 @@ def test_the_workers_start_is_not_charged_to_a_call(suite_dir: Path, tmp_path: P
     assert engine.worker.starts == 2
     sessions.close()
     engine.worker.stop()
+
+
+# -- dual control (telecom's shape): the hand-made `phone` domain ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def phone_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tau2phone") / "phone"
+    args = ["import", "tau2", str(CHECKOUT), "--domain", "phone", "--out", str(out)]
+    assert main([*args, "--python", sys.executable]) == 0
+    return out
+
+
+def test_the_users_gold_actions_are_the_users_and_the_reference_asks_for_them(
+    phone_dir: Path,
+) -> None:
+    tasks = _tasks(phone_dir)
+    roam = tasks["roam_abroad"]
+    by = [(s.api, s.by, s.turn) for s in roam.reference.steps]
+    assert by == [
+        ("get_line", "agent", 0),
+        ("enable_roaming", "agent", 0),
+        ("toggle_roaming", "user", 1),
+    ]
+    assert roam.reference.replies == ["Could you please do this on your device: toggle roaming?"]
+    assert {a.api for a in roam.tools} == {"get_line", "enable_roaming"}  # never the user's
+    assert roam.user is not None and roam.user.persona is not None
+    assert [a.api for a in roam.user.persona.act] == ["toggle_roaming"]
+    assert roam.world is not None
+    (env,) = roam.world.checks.env_assertions
+    assert (env.call, env.side, env.args, env.value) == (
+        "assert_data_working",
+        "user",
+        {"expected": True},
+        True,
+    )
+    assert roam.world.checks.gold is False  # ENV_ASSERTION alone: no database check
+    # the user's two actions come first: one reply asks for both, the agent's step follows
+    first = tasks["switch_first"]
+    assert [(s.by, s.turn) for s in first.reference.steps] == [
+        ("user", 1),
+        ("user", 1),
+        ("agent", 1),
+    ]
+    assert first.reference.replies == [
+        "Could you please do this on your device: toggle roaming; then check status?"
+    ]
+    engine = load_suite(phone_dir).world
+    assert isinstance(engine, Tau2Engine)
+    assert sorted(engine.user_tools) == ["check_status", "toggle_roaming"]
+    assert sorted(a.name for a in engine.tool_spec().apis) == ["enable_roaming", "get_line"]
+
+
+def test_taus_env_assertions_run_in_the_worker_on_the_final_state(phone_dir: Path) -> None:
+    suite = load_suite(phone_dir)
+    engine = suite.world
+    assert isinstance(engine, Tau2Engine)
+    task = {t.id: t for t in suite.tasks}["roam_abroad"]
+    assert task.world is not None
+    (want,) = task.world.checks.env_assertions
+    start = engine.initial(task.id, task.world)
+    kw: dict[str, Any] = {"now": engine.default_now, "task": task.id, "seed": 0}
+    assert engine.env_assertion(start, want, **kw) == (False, "not met")
+    state = start
+    for api, args in (("enable_roaming", {"line_id": "L1"}), ("toggle_roaming", {})):
+        state = engine.execute(state, api, args, key="", **kw).state
+    assert engine.env_assertion(state, want, **kw) == (True, "met")
+    missing = want.model_copy(update={"call": "assert_nothing"})
+    met, why = engine.env_assertion(state, missing, **kw)
+    assert not met and "failed to run" in why
+
+
+def test_a_dual_control_run_plays_the_gold_and_exports_the_users_calls_as_taus(
+    phone_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "runs"
+    args = ["run", "--suite", str(phone_dir), "--model", "reference", "--out", str(out)]
+    assert main([*args, "--agent", "dfsdt", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pass_rate"] == 1.0
+    run = next(out.iterdir())
+    results = tmp_path / "results.json"
+    assert main(["export", "tau2", str(run), "--out", str(results)]) == 0
+    sims = {s["task_id"]: s for s in json.loads(results.read_text())["simulations"]}
+    messages = sims["switch_first"]["messages"]
+    asked = next(i for i, m in enumerate(messages) if m["role"] == "user" and m.get("tool_calls"))
+    calls = messages[asked]["tool_calls"]
+    assert [(c["name"], c["requestor"]) for c in calls] == [
+        ("toggle_roaming", "user"),
+        ("check_status", "user"),
+    ]
+    assert [m["role"] for m in messages[asked + 1 : asked + 4]] == ["tool", "tool", "user"]
+    assert messages[asked + 1]["requestor"] == "user"
+    assert messages[asked + 3]["content"].startswith("Done. toggle roaming:")
+    capsys.readouterr()
+    assert main(["replay", str(run)]) == 0
+    assert "REPRODUCED: 2/2 episodes identical" in capsys.readouterr().out

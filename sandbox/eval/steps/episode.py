@@ -54,7 +54,10 @@ class ScoringContext:
         """The task's reference steps as actions (made once per task object)."""
         kept = self._gold.get(task.id)
         if kept is None or kept[0] is not task:
-            kept = self._gold[task.id] = (task, reference_actions(task.reference.steps, self.apis))
+            kept = self._gold[task.id] = (
+                task,
+                reference_actions(task.reference.agent_steps, self.apis),
+            )
         return kept[1]
 
 

@@ -1,0 +1,248 @@
+"""Dual control in a world of the project (tests/fixtures/suites/cardworld): the user has tools
+of its own (``@write(user=True)``) that the agent is never offered and cannot call; the user
+calls them on the episode's session, its calls are its node's, a search that backtracks past
+them undoes them, a replay makes them again, and env assertions judge the final state."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agents import Budget, DFSDTAgent, EpisodeMeta
+from agents.model import Message, Turn
+from agents.trajectory import Status
+from agents.users.model_user import ModelUser
+from agents.users.persona import PersonaUserModel
+from mock_tools import Suite, create_app, in_process_client, load_suite
+from sandbox.cli import main
+from sandbox.eval.world_verdict import world_verdict
+from sandbox.store import read_trajectories
+from sandbox.tool_envs.http import WorldToolEnv
+from tests.agents.scripted import ScriptedModel, call, finish, give_up
+
+CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "suites" / "cardworld"
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Suite:
+    return load_suite(shutil.copytree(CARDS, tmp_path / "cardworld"))
+
+
+@pytest.fixture
+async def client(suite: Suite) -> AsyncIterator[httpx.AsyncClient]:
+    async with in_process_client(create_app(suite)) as c:
+        yield c
+
+
+def test_the_users_tools_are_the_users_and_never_offered_to_the_agent(suite: Suite) -> None:
+    world = suite.world
+    assert world is not None
+    assert sorted(world.tools) == ["get_card", "unblock_card"]
+    assert sorted(world.user_tools) == ["open_app", "set_contactless"]
+    assert sorted(api.name for api in world.tool_spec().apis) == ["get_card", "unblock_card"]
+    offered = [f["function"]["name"] for f in world.user_functions()]
+    assert offered == ["open_app", "set_contactless"]
+    schema = world.user_functions()[1]["function"]["parameters"]
+    assert schema["properties"]["enabled"]["type"] == "boolean"
+
+
+async def test_the_agents_route_refuses_a_user_tool_and_the_users_route_an_agent_tool(
+    client: httpx.AsyncClient, suite: Suite
+) -> None:
+    opened = await client.post("/sessions", json={"session": "s1", "task": "tap_to_pay"})
+    assert opened.status_code == 201
+    agent_try = await client.post(
+        "/tools/cards/set_contactless",
+        json={"enabled": True},
+        headers={"X-Sandbox-Session": "s1"},
+    )
+    assert agent_try.status_code == 404
+    user_try = await client.post("/sessions/s1/user/unblock_card", json={"card_id": "K-1"})
+    assert user_try.status_code == 404
+    assert "open_app, set_contactless" in user_try.json()["error"]
+    bad = await client.post("/sessions/s1/user/set_contactless", json={"colour": "red"})
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid_arguments"
+    nobody = await client.post("/sessions/nobody/user/open_app", json={})
+    assert nobody.status_code == 404
+    done = await client.post("/sessions/s1/user/set_contactless", json={"enabled": True})
+    assert done.status_code == 200
+    body = done.json()
+    assert body["ok"] and body["body"] == {"contactless": True}
+    assert body["changes"][0]["collection"] == "cards"
+    state = (await client.get("/sessions/s1/state")).json()
+    assert state["state"] == body["state"]
+    assert state["data"]["cards"]["K-1"]["contactless"] is True
+
+
+def _run(suite_dir: Path, out: Path, run_id: str, *extra: str) -> Path:
+    code = main(
+        [
+            "run",
+            "--suite",
+            str(suite_dir),
+            "--model",
+            "reference",
+            "--out",
+            str(out),
+            "--run-id",
+            run_id,
+            "--no-plots",
+            *extra,
+        ]
+    )
+    assert code == 0
+    return out / run_id
+
+
+@pytest.mark.parametrize("agent", ["react", "dfsdt"])
+def test_the_reference_and_the_persona_play_the_gold_conversation_and_replay_it(
+    tmp_path: Path, suite: Suite, agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert suite.path is not None
+    run = _run(Path(suite.path), tmp_path / "runs", agent, "--agent", agent)
+    (traj,) = read_trajectories(run)
+    assert traj.status is Status.answered
+    users = [n for n in traj.nodes if n.kind == "user"]
+    assert [c.name for c in users[0].calls] == ["set_contactless"]
+    assert users[0].content == 'Done. set contactless: {"contactless": true}.'
+    assert traj.world is not None
+    assert [(c["kind"], c["passed"]) for c in traj.world["checks"]] == [
+        ("gold", True),
+        ("env_assertion", True),
+    ]
+    # the agent's requests never offered the user's tools
+    capsys.readouterr()
+    assert main(["replay", str(run)]) == 0
+    assert "REPRODUCED: 1/1 episodes identical" in capsys.readouterr().out
+
+
+def test_an_agent_that_never_asks_the_user_fails_the_env_assertion(
+    tmp_path: Path, suite: Suite
+) -> None:
+    assert suite.path is not None
+    tasks = Path(suite.path) / "tasks" / "tasks.yaml"
+    # the reference without the reply that asks for the switch: it only unblocks the card
+    text = tasks.read_text().replace("    replies:\n", "    replies: []\n    unused:\n")
+    text = text.replace("    unused:\n      - ", "    # ")
+    tasks.write_text(text)
+    run = _run(Path(suite.path), tmp_path / "runs", "silent", "--agent", "react")
+    (traj,) = read_trajectories(run)
+    assert all(not n.calls for n in traj.nodes if n.kind == "user")
+    assert traj.world is not None
+    failed = {c["kind"]: c["detail"] for c in traj.world["checks"] if not c["passed"]}
+    assert set(failed) == {"gold", "env_assertion"}
+    assert "'contactless': False" in failed["env_assertion"]
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["labels"][0]["label"] == "unsolved"
+
+
+def _asks_then_gives_up_then_looks() -> Any:
+    """First branch: ask the user to switch contactless on, then give up; second branch: look
+    at the card (the state the search came back to)."""
+    starts = 0
+
+    def reply(messages: list[Message]) -> Turn:
+        nonlocal starts
+        last = messages[-1]
+        if last["role"] == "user" and "Done." in (last.get("content") or ""):
+            return give_up("That did not help; starting again.")
+        if last["role"] == "tool":
+            return finish(f"The card shows: {last['content']}")
+        starts += 1
+        if starts == 1:
+            return finish("Could you please set contactless (enabled: True) in your app?")
+        return call("get_card", card_id="K-1")
+
+    return reply
+
+
+async def test_a_search_that_backtracks_past_the_users_calls_undoes_them(
+    client: httpx.AsyncClient, suite: Suite
+) -> None:
+    task = suite.task("tap_to_pay")
+    world = suite.world
+    assert world is not None and task.user is not None and task.user.persona is not None
+    env = WorldToolEnv(
+        client,
+        task,
+        suite.apis,
+        session="run/tap/0",
+        seed=0,
+        user_functions=world.user_functions(),
+    )
+    persona = PersonaUserModel(known={}, act=[a.model_dump() for a in task.user.persona.act])
+    user = ModelUser(persona, "persona", name="persona-user", source="persona")
+    env.user = user  # type: ignore[attr-defined]  # the episode's user rides on its env
+    traj = await DFSDTAgent().run(
+        model=ScriptedModel(_asks_then_gives_up_then_looks()),
+        env=env,
+        query=task.query,
+        budget=Budget(max_user_turns=1),
+        episode=EpisodeMeta(scenario_id=task.id),
+    )
+    switched = next(n for n in traj.nodes if n.kind == "user" and n.calls)
+    assert switched.calls[0].observation is not None
+    looked = next(n for n in traj.nodes if n.calls and n.calls[0].name == "get_card")
+    assert looked.calls[0].observation is not None
+    seen = json.loads(looked.calls[0].observation.content)["response"]
+    # the second branch starts from the initial state: the user's switch was undone
+    assert seen["contactless"] is False
+    assert looked.calls[0].observation.state != switched.calls[0].observation.state
+    verdict = world_verdict(world, task, traj)
+    assert verdict.divergence is None
+
+
+def _writes_gives_up_then_asks() -> Any:
+    """First branch: unblock the card, then give up; second branch: ask the user to switch
+    contactless on and open the app (which shows whether the card is blocked)."""
+    starts = 0
+
+    def reply(messages: list[Message]) -> Turn:
+        nonlocal starts
+        last = messages[-1]
+        if last["role"] == "tool":
+            return give_up("Wrong card; starting again.")
+        if last["role"] == "user" and "Done." in (last.get("content") or ""):
+            return finish(f"Thanks. {last['content']}")
+        starts += 1
+        if starts == 1:
+            return call("unblock_card", card_id="K-1")
+        return finish("Could you please set contactless (enabled: True) and open app?")
+
+    return reply
+
+
+async def test_the_user_acts_on_the_state_its_branch_ended_in_not_the_last_one_visited(
+    client: httpx.AsyncClient, suite: Suite
+) -> None:
+    task = suite.task("tap_to_pay")
+    world = suite.world
+    assert world is not None
+    env = WorldToolEnv(
+        client, task, suite.apis, session="run/tap/1", seed=0, user_functions=world.user_functions()
+    )
+    act = [
+        {"api": "set_contactless", "args": {"enabled": True}},
+        {"api": "open_app", "args": {}},
+    ]
+    user = ModelUser(PersonaUserModel(known={}, act=act), "persona", name="persona-user")
+    env.user = user  # type: ignore[attr-defined]
+    traj = await DFSDTAgent().run(
+        model=ScriptedModel(_writes_gives_up_then_asks()),
+        env=env,
+        query=task.query,
+        budget=Budget(max_user_turns=2),
+        episode=EpisodeMeta(scenario_id=task.id),
+    )
+    switched = next(n for n in traj.nodes if n.kind == "user" and n.calls)
+    assert [c.name for c in switched.calls] == ["set_contactless", "open_app"]
+    shown = switched.calls[1].observation
+    assert shown is not None
+    # the first branch's unblock was undone before the user acted on the second branch
+    assert json.loads(shown.content)["response"] == {"blocked": True, "contactless": True}
