@@ -186,6 +186,12 @@ class WorldChecks(_Strict):
         "the calls made in each turn): how the episode ended (a give-up, a spent budget, no "
         "final answer) does not fail it. Infrastructure and user failures are still left out.",
     )
+    stops_judged: bool = Field(
+        default=False,
+        description="An agent that stops (gives up, or hands the customer over) is judged on "
+        "what it left, as one that answered (τ²'s rule: an agent's stop is graded like the "
+        "user's); a spent budget or an error still fails.",
+    )
     turn_answers: bool = Field(
         default=False,
         description="A scripted conversation: at the end of each judged turn, the answers of "

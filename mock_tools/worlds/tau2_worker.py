@@ -7,10 +7,11 @@ Run with the checkout's Python (the interpreter τ²-bench is installed in, neve
 it imports ``tau2.domains.<DOMAIN>.environment`` from ``CHECKOUT/src`` (data from
 ``CHECKOUT/data``) and answers JSON requests, one per line on stdin, one answer per line on
 stdout (``mock_tools.worlds.tau2`` is the other side). A state is the domain's database as
-collections of records (``layout``): a field of the database that is a mapping is a collection
-of its entries, a list a collection of its items keyed by position (``000000``...), anything
-else a collection of one record ``@``; the user's database (telecom's phone), when the domain
-has one, the same with ``user-`` before each collection's name. Each state is known by the
+collections of records (``layout_of``): a field of the database that holds a mapping is a
+collection of its entries, a list a collection of its items keyed by position (``000000``...),
+anything else (a model, a plain value) a collection of one record ``@`` (none for a null); the
+user's database (telecom's phone), when the domain has one, the same with ``user-`` before each
+collection's name. Each state is known by the
 sandbox's content hash (the sum of one SHA-256 per record, ``mock_tools.worlds.state``),
 computed here the same way, so both sides name a state alike.
 
@@ -75,15 +76,17 @@ def to_docs(db: Any, prefix: str = "") -> dict[str, dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {}
     if db is None:
         return docs
+    kinds = layout_of(db)
     dumped = plain(db)
     for field, value in dumped.items():
         name = prefix + field
-        if isinstance(value, dict):
-            docs[name] = {str(k): v for k, v in value.items()}
-        elif isinstance(value, list):
+        kind = kinds.get(field, "one")
+        if kind == "map" and isinstance(value, dict):
+            docs[name] = {str(k): v for k, v in value.items() if v is not None}
+        elif kind == "list" and isinstance(value, list):
             docs[name] = {f"{i:06d}": v for i, v in enumerate(value)}
-        else:
-            docs[name] = {ONE: value}
+        else:  # a model or a plain value: one record (none for a null, which no record holds)
+            docs[name] = {ONE: value} if value is not None else {}
     return docs
 
 
@@ -98,16 +101,20 @@ def from_docs(
             data[field] = dict(records)
         elif kind == "list":
             data[field] = [records[k] for k in sorted(records)]
-        elif ONE in records:
-            data[field] = records[ONE]
+        else:
+            data[field] = records.get(ONE)
     return cls.model_validate(data)
 
 
 def layout_of(db: Any) -> dict[str, str]:
+    """Each field's kind, by what the database object holds there: ``map`` (a mapping: a
+    collection of its entries, a null entry left out), ``list`` (a collection of its items by
+    position), else ``one`` (a model or a plain value: one record ``@``, none when null)."""
     if db is None:
         return {}
     out = {}
-    for field, value in plain(db).items():
+    for field in type(db).model_fields:
+        value = getattr(db, field, None)
         out[field] = (
             "map" if isinstance(value, dict) else "list" if isinstance(value, list) else "one"
         )

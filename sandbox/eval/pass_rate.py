@@ -12,6 +12,8 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
      rate leaves it out and lists it (``excluded``, ``infra_errors``); ``--resume`` runs it again;
    - a task whose world checks are ``calls_only`` (BFCL's rule) -> its state checks decide
      (step 2), however the episode ended;
+   - a give-up in a task whose world checks are ``stops_judged`` (τ²'s rule) -> its state
+     checks and what it told the user decide, as for an answer;
    - any other error, budget exhausted, context overflow (the history outgrew the model's
      context: the agent's outcome, as ToolBench's search ends a chain that no longer fits) ->
      unsolved;
@@ -206,6 +208,8 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     if traj.status is Status.context_overflow:
         reason = "context overflow: the conversation no longer fits the model's context"
         return _label(task, traj, "unsolved", "rule", reason)
+    if traj.status is Status.gave_up and _stops_judged(task):
+        return _stop_label(traj, task)
     if traj.status is Status.gave_up:
         if task.solvable:
             return _label(task, traj, "unsolved", "rule", "gave up on a solvable task")
@@ -234,6 +238,23 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
 
 def _calls_only(task: Task) -> bool:
     return task.world is not None and task.world.checks.calls_only
+
+
+def _stops_judged(task: Task) -> bool:
+    return task.world is not None and task.world.checks.stops_judged
+
+
+def _stop_label(traj: Trajectory, task: Task) -> EpisodeLabel:
+    """An agent that stopped, in a task whose stops are judged (``stops_judged``, τ²'s rule):
+    its state checks and what it told the user decide, as for an answer."""
+    results = world_results(traj, start=len(task.checks))
+    results += communicated(traj, task, start=len(task.checks) + len(results))
+    if not results:
+        return _label(task, traj, "unsolved", "rule", "gave up, and nothing to judge it on")
+    if all_pass(results):
+        return _label(task, traj, "solved", "check", "stopped, and every check passes", results)
+    failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
+    return _label(task, traj, "unsolved", "check", f"failed checks: {failed}", results)
 
 
 def _calls_label(traj: Trajectory, task: Task) -> EpisodeLabel:

@@ -46,7 +46,7 @@ import yaml
 from mock_tools.conversation import Persona, TaskUser
 from mock_tools.models import ApiRef, Reference, RefStep, SuiteMeta, Task
 from mock_tools.worlds.errors import WorldDefinitionError
-from mock_tools.worlds.state import State
+from mock_tools.worlds.state import State, StateError
 from mock_tools.worlds.task import (
     ActionPattern,
     EnvAssertion,
@@ -147,7 +147,10 @@ def _import(
 ) -> Tau2Import:
     found = worker.request({"op": "describe", "documents": True}, 600)
     docs: dict[str, dict[str, Any]] = found["documents"]
-    base = State.from_documents(docs)
+    try:
+        base = State.from_documents(docs)
+    except StateError as e:
+        raise ConfigError(f"import tau2: {domain}'s database cannot be a state: {e}") from None
     if base.hash != found["state"]:
         raise ConfigError(
             f"import tau2: the worker and the sandbox hash {domain}'s database differently "
@@ -250,7 +253,12 @@ def _task(
             keys = action.get("compare_args")
             kept = args if keys is None else {k: args[k] for k in keys if k in args}
             required.append(ActionPattern(api=action["name"], args=kept))
-    checks = WorldChecks(gold="DB" in basis, require=Required(actions=required), env_assertions=env)
+    checks = WorldChecks(
+        gold="DB" in basis,
+        require=Required(actions=required),
+        env_assertions=env,
+        stops_judged=True,  # τ² grades an agent that stops as one the user let go
+    )
     agent_tools = [ApiRef(tool=world, api=t["name"]) for t in found["tools"]]
     reply = "Thank you, it is done." + "".join(f" {c}." for c in communicate)
     return Task(

@@ -359,6 +359,12 @@ def test_the_users_gold_actions_are_the_users_and_the_reference_asks_for_them(
     engine = load_suite(phone_dir).world
     assert isinstance(engine, Tau2Engine)
     assert sorted(engine.user_tools) == ["check_status", "toggle_roaming"]
+    # the user's database: its phone (a model, with a null field) is one record, not one per field
+    device = engine.base.to_documents()["user-device"]
+    assert device == {
+        "@": {"wifi_ssid": None, "abroad": False, "roaming_on": False, "data_working": True}
+    }
+    assert engine.base.to_documents()["user-line_id"] == {"@": "L1"}
     assert sorted(a.name for a in engine.tool_spec().apis) == ["enable_roaming", "get_line"]
 
 

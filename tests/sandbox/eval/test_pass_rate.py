@@ -298,3 +298,27 @@ def test_infra_errors_stay_left_out_of_a_calls_only_task() -> None:
 def test_without_calls_only_the_episodes_end_still_decides() -> None:
     t = _with_world(traj(status=Status.gave_up, answer=None), True)
     assert label_episode(t, _calls_only_task(False)).reason == "gave up on a solvable task"
+
+
+def _stops_judged_task(judged: bool = True) -> Task:
+    from mock_tools.worlds.task import TaskWorld
+
+    world = TaskWorld.model_validate({"checks": {"gold": True, "stops_judged": judged}})
+    return task().model_copy(update={"world": world})
+
+
+def test_a_give_up_in_a_task_whose_stops_are_judged_is_judged_on_what_it_left() -> None:
+    """τ²'s rule: an agent that stops is graded on the state it left, like one that answered;
+    its failed checks still fail it, and a spent budget is still unsolved."""
+    t = _stops_judged_task()
+    gave_up = traj(status=Status.gave_up, answer=None)
+    label = label_episode(_with_world(gave_up, True), t)
+    assert (label.label, label.method) == ("solved", "check")
+    assert label.reason == "stopped, and every check passes"
+    assert label_episode(_with_world(gave_up, False), t).label == "unsolved"
+    assert label_episode(gave_up, t).reason == "gave up, and nothing to judge it on"
+    spent = _with_world(traj(status=Status.budget_exhausted, answer=None), True)
+    assert label_episode(spent, t).label == "unsolved"
+    # without the rule, the same give-up is unsolved whatever it left
+    plain = _stops_judged_task(False)
+    assert label_episode(_with_world(gave_up, True), plain).reason == "gave up on a solvable task"
