@@ -24,6 +24,7 @@ from sandbox.cli import main
 from sandbox.eval.world_verdict import world_verdict
 from sandbox.store import read_trajectories
 from sandbox.tool_envs.http import WorldToolEnv
+from tests.agents.models.openai_server import ScriptedOpenAIServer, text_reply, tool_call_reply
 from tests.agents.scripted import ScriptedModel, call, finish, give_up
 
 CARDS = Path(__file__).resolve().parents[1] / "fixtures" / "suites" / "cardworld"
@@ -246,3 +247,42 @@ async def test_the_user_acts_on_the_state_its_branch_ended_in_not_the_last_one_v
     assert shown is not None
     # the first branch's unblock was undone before the user acted on the second branch
     assert json.loads(shown.content)["response"] == {"blocked": True, "contactless": True}
+
+
+def test_a_user_model_on_an_endpoint_calls_its_tool_and_a_second_run_replays_it(
+    tmp_path: Path, suite: Suite, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's tools go to a real OpenAI-compatible endpoint as functions, its tool call comes
+    back through the client, runs on the session and is recorded; a second run with the endpoint
+    gone answers from the record and makes the call again."""
+    assert suite.path is not None
+    record = tmp_path / "users.jsonl"
+    with ScriptedOpenAIServer() as server:
+        server.push(
+            tool_call_reply("set_contactless", {"enabled": True}),
+            text_reply("Done, the app says contactless is on."),
+        )
+        server.default = tool_call_reply("end_conversation", {"reason": "done"})
+        user = f"openai:u@{server.base_url}"
+        args = ["--agent", "react", "--user-model", user, "--user-record", str(record)]
+        first = _run(Path(suite.path), tmp_path / "runs", "live", *args)
+        offered = [f["function"]["name"] for f in server.requests[0]["tools"]]
+        assert offered == ["end_conversation", "open_app", "set_contactless"]
+        sent = server.requests[1]["messages"]
+        assert sent[-2]["tool_calls"][0]["function"]["name"] == "set_contactless"
+        assert sent[-1]["role"] == "tool" and '"contactless": true' in sent[-1]["content"]
+    (traj,) = read_trajectories(first)
+    assert traj.status is Status.answered
+    acted = [n for n in traj.nodes if n.kind == "user" and n.calls]
+    assert [c.name for c in acted[0].calls] == ["set_contactless"]
+    assert acted[0].content == "Done, the app says contactless is on."
+    # the endpoint is gone: every user turn from the record, the call made again
+    args = [*args, "--user-miss", "error"]
+    again = _run(Path(suite.path), tmp_path / "runs", "again", *args)
+    (replayed,) = read_trajectories(again)
+    assert replayed.status is traj.status and replayed.end_reason == traj.end_reason
+    made = [n for n in replayed.nodes if n.kind == "user" and n.calls]
+    now, then = made[0].calls[0].observation, acted[0].calls[0].observation
+    assert now is not None and then is not None
+    assert (now.content, now.state) == (then.content, then.state)
+    assert made[0].user is not None and made[0].user["source"] == "record"
