@@ -336,3 +336,31 @@ def test_the_agent_is_told_it_is_in_a_conversation_and_offered_no_hidden_functio
     names = [f["function"]["name"] for f in chat["tools"]]
     assert "set_frozen" not in names and "transfer" in names and names[-1] == FINISH
     assert "set_frozen" in [f["function"]["name"] for f in plain["tools"]]
+
+
+CARDS = ROOT / "tests" / "fixtures" / "suites" / "cardworld"
+
+
+async def test_an_external_agents_user_acts_on_its_own_tools_where_the_agents_calls_left_it() -> (
+    None
+):
+    """Dual control behind ``/reply``: the user's calls run on the episode's session after the
+    agent's, are its node's calls, and the agent's own route refuses the user's tool."""
+    async with episode(suite_dir=CARDS, task_id="tap_to_pay") as (scope, urls):
+        status, _ = await _post(
+            urls, "/call", {"name": "unblock_card", "arguments": {"card_id": "K-1"}}
+        )
+        assert status == 200
+        status, refused = await _post(
+            urls, "/call", {"name": "set_contactless", "arguments": {"enabled": True}}
+        )
+        assert status == 200 and refused["error"] == "No such function name: set_contactless"
+        ask = "Could you please set contactless (enabled: True) and open app?"
+        status, answer = await _post(urls, "/reply", {"message": ask})
+        assert status == 200
+        assert answer["user"].startswith("Done. set contactless:")
+    user = next(n for n in scope.record.nodes if n.kind == "user")
+    assert [c.name for c in user.calls] == ["set_contactless"]
+    shown = user.calls[0].observation
+    assert shown is not None and shown.state is not None
+    assert json.loads(shown.content)["response"] == {"contactless": True}
