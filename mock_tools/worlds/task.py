@@ -20,10 +20,16 @@ A task of a world suite carries ``world:`` (a ``TaskWorld``)::
           actions: [{api: cancel_order, args: {order_id: O-1002}}]
         env_assertions:                     # calls on the final state and what they answer
           - {call: get_order_status, args: {order_id: O-1002}, value: returned}
+        nl_assertions:                      # judged by a model (--judge), else skipped
+          - The agent confirms the refund amount before cancelling.
 
 The gold actions are the task's ``reference.steps`` (each a call of the world's tool, ``tool``
-being the world's name). Paths and their comparisons are ``mock_tools.worlds.paths``. Pure
-pydantic; imports nothing of the project.
+being the world's name). Paths and their comparisons are ``mock_tools.worlds.paths``.
+``nl_assertions`` are statements about the conversation that no rule decides (τ²-bench's
+natural-language assertions): ``sandbox eval --judge MODEL`` (or ``sandbox run --judge``) asks
+a judge model about each (``sandbox.eval.nl_judge``), and the episode passes only if every one
+is met; without a judge they are skipped and counted. Pure pydantic; imports nothing of the
+project.
 """
 
 from __future__ import annotations
@@ -191,6 +197,12 @@ class WorldChecks(_Strict):
         description="An agent that stops (gives up, or hands the customer over) is judged on "
         "what it left, as one that answered (τ²'s rule: an agent's stop is graded like the "
         "user's); a spent budget or an error still fails.",
+    )
+    nl_assertions: list[str] = Field(
+        default_factory=list,
+        description="Statements about the conversation a judge model decides (τ²-bench's "
+        "natural-language assertions): with --judge, the episode passes only if the judge finds "
+        "every one met; without a judge they are skipped and counted.",
     )
     turn_answers: bool = Field(
         default=False,

@@ -70,8 +70,9 @@ __all__ = [
     "win_rate_table",
 ]
 
-NOT_FLAGS = ("agent.name", "output.run_id")
-"""Settings of the runs that ``compare`` sets itself: each agent's name is its run id."""
+NOT_FLAGS = ("agent.name", "output.run_id", "eval.judge")
+"""Settings of the runs that ``compare`` sets itself: each agent's name is its run id; the
+judge is the comparison's own (``--judge``, ``scoring.judge``)."""
 
 
 class CompareConfig(RunConfig):

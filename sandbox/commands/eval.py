@@ -177,6 +177,13 @@ def json_summary(scores: RunScores, run: str) -> dict[str, Any]:
     warnings = [n for n in scores.notes if n.startswith("warning:")]
     if warnings:  # e.g. a reference run on another suite version (compare's line has them too)
         out["warnings"] = warnings
+    if (nl := scores.nl_assertions) is not None:
+        out["nl_assertions"] = {
+            "judged": nl.judged,
+            "met": nl.met,
+            "unjudged": nl.unjudged,
+            "skipped": nl.skipped,
+        }
     if scores.judge is not None:
         out["judge"] = scores.judge.model
         out["judge_kind"] = scores.judge.kind

@@ -10,7 +10,6 @@ and closes it, with its SQLite request cache.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,17 +17,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.errors import ModelError
 from mock_tools.models import Task
-from sandbox.errors import ConfigError, ModelUnreachableError
-from sandbox.eval.judge import RULES_JUDGE, Judge
+from sandbox.errors import ConfigError
+from sandbox.eval.judge import Judge
+from sandbox.eval.judge_open import JUDGE_CACHE_FILE, build_judge_model, open_model_judge
 from sandbox.eval.protocol import EvalProtocol, JudgeSettings
 from sandbox.eval.protocols import DEFAULT_PROTOCOL, get_protocol
 from sandbox.eval.steps.metric import DEFAULT_STEP_PROTOCOL
 from sandbox.eval.steps.selection import StepSelection
-from sandbox.models import RequestCache, resolve_model
-from sandbox.models.first_call import FirstCallGate
-from sandbox.models.remote import openai_client
 from sandbox.store.paths import usable_file_path
 from sandbox.store.setting import Flag, OptionalSecretText
 
@@ -43,8 +39,6 @@ __all__ = [
     "open_judge",
     "step_selection",
 ]
-
-JUDGE_CACHE_FILE = "judge_cache.sqlite"
 
 
 class ScoringConfig(BaseModel):
@@ -205,23 +199,6 @@ def judge_settings(scoring: ScoringConfig) -> JudgeSettings:
     )
 
 
-def build_judge_model(name: str, tasks: Callable[[], Sequence[Task]] | None = None) -> Any:
-    """An OpenAI-compatible client for the judge, resolved through the model registry; the
-    built-in ``rules-judge`` is the offline rules endpoint over ``tasks()`` (the suites'
-    tasks the evaluation asks about)."""
-    if name == RULES_JUDGE:
-        from sandbox.eval.tooleval.rules_judge import rules_judge
-
-        return rules_judge(tasks() if tasks is not None else ())
-    spec = resolve_model(name, env=os.environ)
-    if not spec.remote or not spec.model or not spec.base_url:
-        raise ConfigError(
-            f"the judge must be an OpenAI-compatible model (got {name!r}, kind {spec.kind}); "
-            "use an alias such as gpt-4o-mini or openai:<model>@<base_url>"
-        )
-    return openai_client(spec)
-
-
 @asynccontextmanager
 async def open_judge(
     scoring: ScoringConfig,
@@ -229,33 +206,23 @@ async def open_judge(
     cache_path: Path,
     tasks: Callable[[], Sequence[Task]] | None = None,
 ) -> AsyncIterator[Judge | None]:
-    """The judge of ``--judge`` (None without one), probed once, closed on exit. ``tasks``
-    gives the tasks the ``rules-judge`` decides from (read only for it); that judge keeps no
-    cache (it answers at once, and a cache would outlive a change of the checks)."""
+    """The judge of ``--judge`` (None without one), probed once, closed on exit
+    (``sandbox.eval.judge_open``). ``tasks`` gives the tasks the ``rules-judge`` decides from
+    (read only for it); that judge keeps no cache."""
     if scoring.judge is None:
         yield None
         return
-    rules = scoring.judge == RULES_JUDGE
-    model = build_judge_model(scoring.judge, tasks)
-    cached = scoring.judge_cached and not rules
-    cache = RequestCache(scoring.judge_cache or cache_path) if cached else None
-    try:
-        try:
-            await model.probe()
-        except ModelError as e:
-            raise ModelUnreachableError(
-                f"judge {scoring.judge!r} is unreachable: {e}\n  start an OpenAI-compatible "
-                "server or point --judge at another one (openai:<model>@<base_url>)"
-            ) from e
-        temperature = scoring.judge_temperature
-        if temperature is None:
-            temperature = protocol.defaults.temperature or 0.0
-        gated = FirstCallGate(model)  # a refused key or model costs one call
-        yield Judge(gated, cache=cache, temperature=temperature, kind="rules" if rules else "llm")
-    finally:
-        await model.aclose()
-        if cache is not None:
-            cache.close()
+    temperature = scoring.judge_temperature
+    if temperature is None:
+        temperature = protocol.defaults.temperature or 0.0
+    cache = (scoring.judge_cache or cache_path) if scoring.judge_cached else None
+    async with open_model_judge(
+        scoring.judge,
+        cache_path=Path(cache) if cache is not None else None,
+        temperature=temperature,
+        tasks=tasks,
+    ) as judge:
+        yield judge
 
 
 def judge_tasks(runs: Sequence[str | Path | None], suite: str | None = None) -> list[Task]:

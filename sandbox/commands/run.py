@@ -105,7 +105,16 @@ def handle(args: argparse.Namespace) -> int:
     check_unredacted(config)
     result = run_suite(config, env=os.environ, plots=config.eval.plots)
     show(result, as_json=config.output.json_line)
-    return 0
+    return _judge_exit(result)
+
+
+def _judge_exit(result: RunResult) -> int:
+    """1 (one line on stderr) when the judge of ``--judge`` could not answer for an episode
+    (left out of the scores; ``sandbox eval RUN --judge MODEL`` asks again), else 0."""
+    from sandbox.commands.eval import judge_failure_exit
+    from sandbox.commands.judge_options import judge_errors
+
+    return judge_failure_exit(judge_errors(result.labels, []))
 
 
 def print_config(config: BaseModel) -> None:
@@ -152,7 +161,7 @@ def _resume(args: argparse.Namespace) -> int:
         overrides=overrides,
     )
     show(result, as_json=bool(overrides.get("output.json_line", False)))
-    return 0
+    return _judge_exit(result)
 
 
 def _redacted_keys_given(

@@ -35,6 +35,7 @@ from mock_tools.suite import Suite, load_suite
 from sandbox.errors import ConfigError, RunError
 from sandbox.eval.checked_protocol import checked
 from sandbox.eval.judge import Judge, JudgeUsage
+from sandbox.eval.nl_judge import NLJudging, NLSummary
 from sandbox.eval.omit_empty import OmitEmpty
 from sandbox.eval.paired import paired_test
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, scoring_rule_text
@@ -85,7 +86,7 @@ class InfraSummary(BaseModel):
 
 class RunScores(OmitEmpty):
     model_config = ConfigDict(populate_by_name=True)
-    omit_when_empty = ("step_protocols", "state_checks")
+    omit_when_empty = ("step_protocols", "state_checks", "nl_assertions")
 
     schema_: str = Field(default=SCORES_SCHEMA, alias="schema")
     run_id: str
@@ -122,6 +123,11 @@ class RunScores(OmitEmpty):
         "the JSON when none).",
     )
     reference: ReferenceComparison | None = None
+    nl_assertions: NLSummary | None = Field(
+        default=None,
+        description="Natural-language assertions (``sandbox.eval.nl_judge``): judged, met, "
+        "unjudged, skipped, and every verdict (left out of the JSON when no task has any).",
+    )
     _scoring_rule: str | None = PrivateAttr(default=None)
     _answers: dict[EpisodeKey, str | None] | None = PrivateAttr(default=None)
     """The final answer of every scored episode, when the evaluation that made these scores
@@ -291,6 +297,7 @@ class _Streamed:
     steps: dict[str, StepReport]
     usage: UsageTotals
     answers: dict[EpisodeKey, str | None]
+    nl: NLSummary | None = None
 
 
 async def evaluate_run_async(
@@ -349,9 +356,11 @@ class _Labeller:
         self.each = bool(getattr(request.protocol, "labels_each_episode", False))
         self.labels: list[EpisodeLabel] = []
         self._chunk: list[Trajectory] = []
+        self.nl = NLJudging(request.judge, Path(scored.run.path), scored.tasks)
 
     async def _label(self, trajs: list[Trajectory], keys: list[EpisodeKey]) -> None:
         r = self.request
+        await self.nl.judge_all(trajs)  # NL assertions first: their verdicts are checks
         self.labels += await r.protocol.label(trajs, self.scored.tasks, keys, r.judge, r.settings)
 
     async def add(self, traj: Trajectory) -> None:
@@ -447,7 +456,9 @@ async def _stream(request: _Request, scored: _Scored) -> _Streamed:
         scored.notes.insert(scored.stray_note_at, note)
     labels = await labeller.done(rows)
     order = rows.order()
+    nl = labeller.nl.summary
     return _Streamed(
+        nl=nl if nl.episodes else None,
         labels=labels,
         steps=scorer.reports(scored.seed, order),
         usage=rows.usage(order),
@@ -528,6 +539,9 @@ async def _evaluate_run(
     scores.step_scores = steps.pop(DEFAULT_STEP_PROTOCOL, None)
     scores.step_protocols = steps
     scores.reference = reference
+    scores.nl_assertions = streamed.nl
+    if streamed.nl is not None:
+        scores.notes.append(streamed.nl.note())
     scores._answers = streamed.answers
     scores._scoring_rule = request.protocol.scoring_rule
     return scores

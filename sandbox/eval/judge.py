@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -48,6 +49,7 @@ __all__ = [
     "JudgeError",
     "JudgeKind",
     "JudgeUsage",
+    "json_object",
     "judge_text",
     "reply_arguments",
 ]
@@ -63,6 +65,8 @@ RULES_JUDGE = "rules-judge"
 
 JudgeKind = Literal["llm", "rules"]
 """``llm``: a model answers; ``rules``: ``rules-judge``, deterministic rules, not an LLM."""
+
+T = TypeVar("T")
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
@@ -112,6 +116,21 @@ def reply_arguments(turn: Turn, function: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The one JSON object a reply holds: the whole text (a Markdown fence aside), else the
+    span from its first ``{`` to its last ``}`` (a small model's prose around it). None when
+    there is none."""
+    text = _FENCE.sub("", text.strip())
+    for candidate in (text, text[text.find("{") : text.rfind("}") + 1]):
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
 
 
 class Judge:
@@ -174,6 +193,45 @@ class Judge:
         self.usage.errors += 1
         raise JudgeError(
             f"judge {self.model.name!r} gave no valid {function} reply in {self.attempts} attempts"
+        )
+
+    async def ask_json(
+        self,
+        messages: list[Message],
+        check: Callable[[dict[str, Any]], T | None],
+        *,
+        what: str,
+        temperature: float | None = None,
+        index: int = 0,
+    ) -> T:
+        """A free-form question (``messages``, no tools) whose reply is one JSON object that
+        ``check`` accepts (it returns what the caller keeps, or None for an invalid reply):
+        cached, asked again on an invalid reply and failing as ``ask`` does (``JudgeError``;
+        ``EndpointConfigError`` for a refused configuration). ``temperature`` overrides the
+        judge's own (a question that fixes its own, as τ²'s NL assertions do at 0)."""
+        for attempt in range(self.attempts):
+            params: dict[str, Any] = {
+                "temperature": self.temperature if temperature is None else temperature,
+                "seed": index + attempt * ATTEMPT_SEED_STRIDE,
+            }
+            key = request_key(self.model.name, messages, [], params)
+            cached = self.cache.get(key) if self.cache is not None else None
+            if cached is not None:
+                kept = check(dict(cached["arguments"]))
+                if kept is not None:
+                    self.usage.cache_hits += 1
+                    return kept
+            turn = await self._complete(messages, [], params)
+            reply = json_object(turn.content or "")
+            kept = check(reply) if reply is not None else None
+            if kept is not None:
+                if self.cache is not None and reply is not None:
+                    self.cache.put(key, self.model.name, {"arguments": reply})
+                return kept
+            self.usage.invalid_replies += 1
+        self.usage.errors += 1
+        raise JudgeError(
+            f"judge {self.model.name!r} gave no valid {what} reply in {self.attempts} attempts"
         )
 
     async def _complete(

@@ -23,9 +23,11 @@ Labelling order (DESIGN §6), first match wins; ``method`` says which step decid
      states it cannot be done (:func:`states_cannot_do`) -> solved.
 2. ``check``: the task's deterministic checks decide when it has any (all must pass); in a
    world, its state checks too (``world_results``: the final state against the gold state,
-   assertions, forbidden and required actions). A label a rule decided carries the episode's
-   state checks all the same (they do not change it): ``sandbox.eval.state_checks`` sums them
-   over every episode.
+   assertions, forbidden and required actions), and a judge's verdicts on its natural-language
+   assertions (``nl_results``: all must be met; a judge that could not answer where every
+   other check passed leaves the episode out, ``judge_error``). A label a rule decided carries
+   the episode's state checks all the same (they do not change it):
+   ``sandbox.eval.state_checks`` sums them over every episode.
 3. ``judge``: applied by the caller (``protocol_default``) to labels that come out ``unsure``
    with method ``none``; this module stays pure.
 4. ``none``: otherwise unsure.
@@ -158,6 +160,7 @@ def _label(
     every episode, whatever decided its label."""
     if checks is None and traj is not None:
         checks = world_results(traj)
+        checks += nl_results(traj, start=len(checks))[0]
     return EpisodeLabel(
         task_id=task.id,
         trial=traj.trial if traj else 0,
@@ -225,8 +228,13 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
         return _label(task, traj, "unsolved", "rule", "empty final answer")
     world = world_results(traj, start=len(task.checks))
     world += communicated(traj, task, start=len(task.checks) + len(world))
-    if task.checks or world:
+    nl, unjudged = nl_results(traj, start=len(task.checks) + len(world))
+    world += nl
+    if task.checks or world or unjudged:
         results = run_checks(answer, task.checks) + world
+        if all_pass(results) and unjudged:  # only the judge's answer could decide it
+            lb = _label(task, traj, "unsolved", "check", f"judge error: {unjudged}", results)
+            return lb.model_copy(update={"excluded": "judge_error"})
         if all_pass(results):
             return _label(task, traj, "solved", "check", "all checks pass", results)
         failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
@@ -292,6 +300,28 @@ def world_results(traj: Trajectory, start: int = 0) -> list[CheckResult]:
             )
         )
     return out
+
+
+def nl_results(traj: Trajectory, start: int = 0) -> tuple[list[CheckResult], str]:
+    """The judge's verdicts on the episode's natural-language assertions (put into
+    ``Trajectory.world`` by ``sandbox.eval.nl_judge``) as check results of kind
+    ``nl_assertion``, numbered from ``start``, and the judge's error when it could not answer
+    ("" otherwise). Nothing when they were not judged (no judge: skipped)."""
+    judged = (traj.world or {}).get("nl_assertions")
+    if not isinstance(judged, dict):
+        return [], ""
+    if judged.get("error"):
+        return [], str(judged["error"])
+    return [
+        CheckResult(
+            index=start + i,
+            kind="nl_assertion",
+            passed=bool(v.get("met")),
+            detail=f"{'met' if v.get('met') else 'not met'}: {v.get('assertion')!r}"
+            + (f" ({v['justification']})" if v.get("justification") else ""),
+        )
+        for i, v in enumerate(judged.get("verdicts") or [])
+    ], ""
 
 
 def communicated(traj: Trajectory, task: Task, start: int = 0) -> list[CheckResult]:

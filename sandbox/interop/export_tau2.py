@@ -12,7 +12,9 @@ signal), ``agent_stop`` when the agent gave up, ``max_steps`` for a budget, ``ag
 ``user_error`` / ``infrastructure_error`` for the errors. The tasks are τ²'s own, read from the
 checkout by its worker (τ²'s evaluator grades a simulation against the task embedded in the
 file). ``reward_info`` holds the sandbox's reward (the episode's score in ``scores.json``), so
-the file read back by ``agreement`` shows both.
+the file read back by ``agreement`` shows both, and, for an episode a judge judged (``sandbox
+eval --judge``), the verdicts on its NL assertions in τ²'s ``nl_assertions`` shape
+(``nl_assertion``, ``met``, ``justification``).
 
 ``agreement(run, regraded)`` compares the sandbox's reward of each episode with the one τ²'s
 evaluator wrote into its re-graded copy. Imports ``mock_tools`` and ``sandbox.store``.
@@ -67,8 +69,11 @@ def _tool_content(call: Any) -> tuple[str, bool]:
     return obs.content, False
 
 
-def simulation(traj: Trajectory, reward: float | None) -> dict[str, Any]:
-    """One τ² ``SimulationRun`` for an episode's chosen path."""
+def simulation(
+    traj: Trajectory, reward: float | None, nl: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """One τ² ``SimulationRun`` for an episode's chosen path; ``nl``: the judge's verdicts on
+    its NL assertions (``reward_info.nl_assertions``), when judged."""
     query = next((m["content"] for m in traj.prompt if m.get("role") == "user"), "")
     messages: list[dict[str, Any]] = [{"role": "user", "content": query}]
     nodes = {n.id: n for n in traj.nodes}
@@ -95,7 +100,7 @@ def simulation(traj: Trajectory, reward: float | None) -> dict[str, Any]:
         "end_time": ended.isoformat(),
         "duration": (ended - started).total_seconds(),
         "termination_reason": termination(traj),
-        "reward_info": None if reward is None else {"reward": reward, "info": {"by": "sandbox"}},
+        "reward_info": _reward_info(reward, nl),
         "messages": messages,
     }
 
@@ -131,12 +136,39 @@ def _call_messages(
     return out
 
 
-def _scores(run: Path) -> dict[tuple[str, int], float]:
+def _reward_info(reward: float | None, nl: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    if reward is None:
+        return None
+    info: dict[str, Any] = {"reward": reward, "info": {"by": "sandbox"}}
+    if nl is not None:
+        info["nl_assertions"] = [
+            {"nl_assertion": v["assertion"], "met": bool(v["met"]), "justification": v["reason"]}
+            for v in nl
+        ]
+    return info
+
+
+def _scores_file(run: Path) -> dict[str, Any]:
     path = run / "scores.json"
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _scores(run: Path) -> dict[tuple[str, int], float]:
+    data = _scores_file(run)
     return {(lab["task_id"], lab["trial"]): float(lab["score"]) for lab in data.get("labels", [])}
+
+
+def _nl_verdicts(run: Path) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """The judge's verdicts per episode, as ``sandbox eval --judge`` wrote them into
+    ``scores.json`` (``nl_assertions.results``): each assertion, met, the judge's reason."""
+    results = (_scores_file(run).get("nl_assertions") or {}).get("results") or []
+    return {
+        (str(r["task_id"]), int(r.get("trial") or 0)): [
+            {"assertion": v["assertion"], "met": v["met"], "reason": v.get("justification", "")}
+            for v in r["verdicts"]
+        ]
+        for r in results
+    }
 
 
 def export_tau2(run: Path, out: Path) -> dict[str, Any]:
@@ -154,9 +186,13 @@ def export_tau2(run: Path, out: Path) -> dict[str, Any]:
         worker.stop()
     trajectories = read_trajectories(run)
     scores = _scores(run)
+    nl = _nl_verdicts(run)
     ran = {t.scenario_id for t in trajectories}
     kept = [t for t in tasks if str(t["id"]) in ran]
-    sims = [simulation(t, scores.get((t.scenario_id, t.trial))) for t in trajectories]
+    sims = [
+        simulation(t, scores.get((t.scenario_id, t.trial)), nl.get((t.scenario_id, t.trial)))
+        for t in trajectories
+    ]
     config = manifest["config"]
     results = {
         "timestamp": trajectories[0].started_at.isoformat() if trajectories else None,

@@ -14,9 +14,10 @@ What the suite holds (the checkout stays the user's: its code runs from there, t
   ``communicate_info`` when ``COMMUNICATE`` is (the user's ``communicate``), the gold actions as
   required actions when ``ACTION`` is (compared on their ``compare_args``), the environment
   assertions when ``ENV_ASSERTION`` is (``env_assertions``: τ²'s own ``run_env_assertion`` on the
-  final state), and the task's initial state as τ²'s ``set_state`` makes it. Natural-language
-  assertions are not checks of the sandbox: they are counted in the summary
-  (``nl_assertions``), and ``sandbox export tau2`` leaves them to τ²'s evaluator.
+  final state), the natural-language assertions when ``NL_ASSERTION`` is
+  (``world.checks.nl_assertions``: a judge model decides them, ``sandbox eval --judge``), and
+  the task's initial state as τ²'s ``set_state`` makes it. Tasks with NL assertions are counted
+  in the summary (``nl_assertions``).
 
 Dual control (telecom): a gold action whose requestor is the user is a reference step ``by:
 user`` (the user makes it on its own tools); the persona's ``act`` lists them, and the
@@ -76,7 +77,7 @@ class Tau2Import:
     records: int = 0
     gold_errors: list[str] = field(default_factory=list)
     nl_assertions: int = 0
-    """Tasks with natural-language assertions in their reward basis (judged by τ² only)."""
+    """Tasks with natural-language assertions in their reward basis (kept, for a judge model)."""
     env_assertions: int = 0
     """Tasks with environment assertions in their reward basis (judged by τ² only)."""
     initial_states: int = 0
@@ -253,10 +254,12 @@ def _task(
             keys = action.get("compare_args")
             kept = args if keys is None else {k: args[k] for k in keys if k in args}
             required.append(ActionPattern(api=action["name"], args=kept))
+    nl = [str(a) for a in criteria.get("nl_assertions") or []] if "NL_ASSERTION" in basis else []
     checks = WorldChecks(
         gold="DB" in basis,
         require=Required(actions=required),
         env_assertions=env,
+        nl_assertions=nl,
         stops_judged=True,  # τ² grades an agent that stops as one the user let go
     )
     agent_tools = [ApiRef(tool=world, api=t["name"]) for t in found["tools"]]

@@ -40,6 +40,8 @@ from mock_tools.validate import load_valid_suite
 from sandbox.errors import ConfigError, PluginFailure, RunError, RunInterrupted, SandboxError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline
+from sandbox.eval.judge import DEFAULT_TEMPERATURE
+from sandbox.eval.judge_open import JUDGE_CACHE_FILE, open_model_judge
 from sandbox.eval.pass_rate import EpisodeLabel, PassSummary, label_episode
 from sandbox.eval.report import write_report
 from sandbox.eval.usage import UsageTotals
@@ -353,6 +355,9 @@ async def _execute(
         await plan.models.probe()
         if plan.users is not None:
             await plan.users.probe(plan.tasks)
+        if config.eval.judge is not None:  # an unreachable judge stops the run before it starts
+            async with open_model_judge(config.eval.judge, cache_path=None, temperature=0.0):
+                pass
         if store is None:
             store = _create_store(plan)  # only now: a run that cannot start leaves no folder
             finished: dict[EpisodeKey, float] = {}
@@ -366,7 +371,7 @@ async def _execute(
         store.write_manifest()
         todo = [(t, k) for t, k in plan.episodes if (t.id, k) not in finished]
         status = await _run_stored(plan, store, executor, todo, finished, show_progress)
-        scores = await _score(store, plan.suite, plots)
+        scores = await _score(store, plan.suite, plots, config.eval.judge)
         store.manifest.status = status  # scores first: a completed run always has them
         store.manifest.ended_at = datetime.now(timezone.utc)
         store.write_manifest()
@@ -492,12 +497,23 @@ async def _until_failed(run: Coroutine[Any, Any, None], commit: GroupCommit) -> 
     task.result()
 
 
-async def _score(store: RunStore, suite: Suite, plots: bool) -> RunScores:
-    """Score the run and write its report. Scoring that fails (a record no reader can use)
-    marks the run ``failed`` with the reason, so its manifest never stays ``running``; a run cut
-    off here by a signal stays ``running``, and ``sandbox eval`` completes it."""
+async def _score(
+    store: RunStore, suite: Suite, plots: bool, judge_name: str | None = None
+) -> RunScores:
+    """Score the run (with the judge ``judge_name`` when given, as ``sandbox eval --judge``
+    does: its cache in the run folder) and write its report. Scoring that fails (a record no
+    reader can use) marks the run ``failed`` with the reason, so its manifest never stays
+    ``running``; a run cut off here by a signal stays ``running``, and ``sandbox eval``
+    completes it."""
     try:
-        scores = await evaluate_run_async(store.path, suite)
+        if judge_name is None:
+            scores = await evaluate_run_async(store.path, suite)
+        else:
+            cache = store.path / JUDGE_CACHE_FILE
+            async with open_model_judge(
+                judge_name, cache_path=cache, temperature=DEFAULT_TEMPERATURE
+            ) as judge:
+                scores = await evaluate_run_async(store.path, suite, judge=judge)
         write_report(store.path, scores, plots=plots)
     except Exception as e:
         store.manifest.status = "failed"

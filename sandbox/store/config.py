@@ -17,7 +17,7 @@ section         holds
                 how the in-process server answers (``miss_policy``, ``miss_options``, faults...)
 ``executor``    where episodes run (``name``, its ``options``, ``ray_address``) and how many
                 at once
-``eval``        what the scoring at the end of the run draws (``plots``)
+``eval``        the scoring at the end of the run: what it draws (``plots``), its ``judge``
 ``output``      where the run folder goes (``out``, ``run_id``, ``compress``) and what is printed
                 (``json_line``)
 ==============  ===================================================================================
@@ -440,6 +440,13 @@ class EvalConfig(BaseModel):
             description="Draw the report's PNG plots (`sandbox run` and `sandbox compare`; "
             "`run_suite` takes `plots=`).",
         )
+    )
+    judge: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
+        default=None,
+        description="Judge model for the scoring at the end of the run (as `sandbox eval "
+        "--judge`): an alias from models.yaml or openai:<model>@<base_url>. It decides the "
+        "natural-language assertions of world tasks (τ²-bench's) and what the default "
+        "protocol's checks and rules cannot; probed before the first episode.",
     )
 
 
