@@ -6,8 +6,8 @@ runs it). A block sits between ``<!-- BEGIN GENERATED: NAME -->`` and ``<!-- END
 NAME -->``; its rows are the command's flags, grouped as ``--help`` groups them, each with the
 setting it sets (its path in a ``--config`` file and for ``-C``) and what it means: the field's
 description, the registry's entries and the default, as ``sandbox.commands.settings_flags``
-writes them. A flag another block already lists is left out (``compare`` lists only what it adds
-to ``run``).
+writes them. A flag another block already lists, for the same setting, is left out
+(``compare`` lists only what it adds to ``run``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,10 @@ def _eval_model() -> type[BaseModel]:
 
 
 def _run_flags() -> set[str]:
-    return {o for a in parser_of("run")._actions for o in a.option_strings}  # noqa: SLF001
+    """``run``'s flags with the setting each sets (``FLAG=dest``): a flag of ``compare`` that
+    sets another setting under the same name (``--judge``: the comparison's judge, not the
+    run's) is listed."""
+    return {f"{o}={a.dest}" for a in parser_of("run")._actions for o in a.option_strings}  # noqa: SLF001
 
 
 BLOCKS: dict[str, Block] = {
@@ -91,7 +94,7 @@ def render(block: Block) -> str:
             for action in group._group_actions  # noqa: SLF001
             if action.option_strings
             and action.dest != "help"
-            and not set(action.option_strings) <= skip
+            and not {f"{o}={action.dest}" for o in action.option_strings} <= skip
         ]
         if not rows:
             continue

@@ -40,6 +40,7 @@ from sandbox.commands.settings_flags import add_settings_flags
 from sandbox.errors import RunError
 from sandbox.eval.evaluate import RunScores, evaluate_run_async, run_blocking
 from sandbox.eval.headline import headline, rate_or_none
+from sandbox.eval.nl_judge import judged_by
 from sandbox.eval.report import print_table, write_report
 from sandbox.eval.state_checks import CheckRate
 from sandbox.store import RunStore
@@ -126,7 +127,8 @@ async def evaluate_settings(run: str, settings: EvalSettings) -> RunScores:
     similarity = _similarity(settings.reason_similarity)
     cache = Path(run) / JUDGE_CACHE_FILE
     tasks = partial(judge_tasks, [run, settings.reference], settings.suite)
-    async with open_judge(settings, protocol, cache, tasks) as judge:
+    recorded = partial(judged_by, Path(run))  # a re-score from the record needs no endpoint
+    async with open_judge(settings, protocol, cache, tasks, offline_ok=recorded) as judge:
         return await evaluate_run_async(
             run,
             settings.suite,

@@ -56,8 +56,9 @@ class ScoringConfig(BaseModel):
     judge: Annotated[OptionalSecretText, Flag(metavar="MODEL")] = Field(
         default=None,
         description="Judge for what the checks and rules cannot decide: an LLM (an alias from "
-        "models.yaml or openai:<model>@<base_url>), or rules-judge, the offline judge that "
-        "answers ToolEval's questions from the task's checks (not an LLM).",
+        "models.yaml or openai:<model>@<base_url>), which also decides world tasks' "
+        "natural-language assertions (τ²-bench's), or rules-judge, the offline judge that "
+        "answers ToolEval's questions from the task's checks (not an LLM; it skips them).",
     )
     judge_samples: Annotated[int | None, Flag(metavar="K")] = Field(
         default=None,
@@ -205,10 +206,11 @@ async def open_judge(
     protocol: EvalProtocol,
     cache_path: Path,
     tasks: Callable[[], Sequence[Task]] | None = None,
+    offline_ok: Callable[[str], bool] | None = None,
 ) -> AsyncIterator[Judge | None]:
     """The judge of ``--judge`` (None without one), probed once, closed on exit
-    (``sandbox.eval.judge_open``). ``tasks`` gives the tasks the ``rules-judge`` decides from
-    (read only for it); that judge keeps no cache."""
+    (``sandbox.eval.judge_open``, which says what ``offline_ok`` allows). ``tasks`` gives the
+    tasks the ``rules-judge`` decides from (read only for it); that judge keeps no cache."""
     if scoring.judge is None:
         yield None
         return
@@ -221,6 +223,7 @@ async def open_judge(
         cache_path=Path(cache) if cache is not None else None,
         temperature=temperature,
         tasks=tasks,
+        offline_ok=offline_ok,
     ) as judge:
         yield judge
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import ModelError
+from agents.model import Message, Turn
 from mock_tools.models import Task
 from sandbox.errors import ConfigError, ModelUnreachableError
 from sandbox.eval.judge import RULES_JUDGE, Judge
@@ -23,10 +24,27 @@ from sandbox.models import RequestCache, resolve_model
 from sandbox.models.first_call import FirstCallGate
 from sandbox.models.remote import openai_client
 
-__all__ = ["JUDGE_CACHE_FILE", "build_judge_model", "open_model_judge"]
+__all__ = ["JUDGE_CACHE_FILE", "Unreachable", "build_judge_model", "open_model_judge"]
 
 JUDGE_CACHE_FILE = "judge_cache.sqlite"
 """The judge's request cache in a run (or comparison) folder, by default."""
+
+
+class Unreachable:
+    """A judge model whose endpoint did not answer its probe: every call fails (an
+    infrastructure failure, ``ModelError`` of kind ``connection``)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name = name
+        self.why = why
+
+    async def complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        params: dict[str, Any] | None = None,
+    ) -> Turn:
+        raise ModelError(f"unreachable, and not in the record: {self.why}", kind="connection")
 
 
 def build_judge_model(name: str, tasks: Callable[[], Sequence[Task]] | None = None) -> Any:
@@ -53,10 +71,16 @@ async def open_model_judge(
     cache_path: Path | None,
     temperature: float,
     tasks: Callable[[], Sequence[Task]] | None = None,
+    offline_ok: Callable[[str], bool] | None = None,
 ) -> AsyncIterator[Judge]:
     """The judge ``name``, probed once (unreachable: ``ModelUnreachableError``, exit 2), with
     the request cache at ``cache_path`` (None: no cache; ``rules-judge`` never has one: it
-    answers at once, and a cache would outlive a change of the checks)."""
+    answers at once, and a cache would outlive a change of the checks).
+
+    ``offline_ok(model name)``: whether what the evaluation asks may already be recorded
+    (``nl_judge``'s record of this judge): then an unreachable judge is no error; the judge
+    answers from its record and cache, and a question they do not hold fails as a judge
+    failure (``JudgeError``: unjudged, exit 1), so a re-score needs no endpoint."""
     rules = name == RULES_JUDGE
     model = build_judge_model(name, tasks)
     cache = RequestCache(cache_path) if cache_path is not None and not rules else None
@@ -64,6 +88,9 @@ async def open_model_judge(
         try:
             await model.probe()
         except ModelError as e:
+            if offline_ok is not None and offline_ok(model.name):
+                yield Judge(Unreachable(model.name, str(e)), cache=cache, temperature=temperature)
+                return
             raise ModelUnreachableError(
                 f"judge {name!r} is unreachable: {e}\n  start an OpenAI-compatible "
                 "server or point --judge at another one (openai:<model>@<base_url>)"

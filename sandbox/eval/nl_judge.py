@@ -16,14 +16,17 @@ Every judgment is appended to ``nl_judgments.jsonl`` in the run folder (one JSON
 and synced before the next: a killed evaluation keeps what it had judged), keyed by task, trial,
 judge model and a digest of the conversation, the assertions and the prompt's version. An
 evaluation first looks there: ``sandbox eval`` again asks nothing it has asked, and re-scores
-the same way offline. A conversation or assertion that changed is judged again (another digest).
+the same way offline (``judged_by``: an unreachable judge whose judgments the run records is
+no error; what the record lacks is then unjudged). A conversation or assertion that changed is
+judged again (another digest).
 
 A judge that cannot answer (the endpoint down after the model layer's retries, a reply that
 is no valid verdict list after ``Judge.attempts`` asks) leaves the episode ``unjudged``: an
 infrastructure failure of the evaluation, never the agent's; nothing is recorded for it (the
-next evaluation asks again). Without a judge, NL assertions are skipped and counted; the labels
-leave them out. May import ``eval`` modules, ``sandbox.interop`` (τ²'s message layout) and
-``agents`` records.
+next evaluation asks again). Without a judge (or with ``rules-judge``, which answers ToolEval's
+questions only), NL assertions are skipped and counted; the labels leave them out. May import
+``eval`` modules, ``sandbox.interop`` (τ²'s message layout), ``sandbox.store`` and ``agents``
+records.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from agents.trajectory import Trajectory
 from mock_tools.models import Task
 from sandbox.eval.judge import Judge, JudgeError
 from sandbox.interop.export_tau2 import simulation
+from sandbox.store.redact import redact
 
 __all__ = [
     "JUDGMENTS_FILE",
@@ -55,6 +59,7 @@ __all__ = [
     "NLSummary",
     "NLVerdict",
     "conversation",
+    "judged_by",
     "judgment_digest",
     "nl_messages",
     "parse_verdicts",
@@ -259,20 +264,28 @@ class JudgmentLog:
             return fh.read(1) == b"\n"
 
 
+def judged_by(run: Path, judge: str) -> bool:
+    """Whether the run's record holds a judgment of the judge model ``judge``."""
+    name = redact(judge)
+    return any(key[2] == name for key in JudgmentLog(run / JUDGMENTS_FILE).known())
+
+
 class NLJudging:
     """The NL assertions of one evaluation: ``judge_all`` puts each episode's result into its
     ``Trajectory.world`` (under ``nl_assertions``: ``{"judge", "verdicts"}`` or ``{"judge",
     "error"}``), where the labelling reads it (``pass_rate.nl_results``); ``summary`` counts."""
 
     def __init__(self, judge: Judge | None, run: Path, tasks: Sequence[Task]) -> None:
-        self.judge = judge
         self.log = JudgmentLog(run / JUDGMENTS_FILE)
         self.assertions = {
             t.id: list(t.world.checks.nl_assertions)
             for t in tasks
             if t.world is not None and t.world.checks.nl_assertions
         }
-        self.summary = NLSummary(judge=judge.model.name if judge is not None else None)
+        if judge is not None and judge.usage.kind == "rules":
+            judge = None  # rules-judge answers ToolEval's questions only: no natural language
+        self.judge = judge
+        self.summary = NLSummary(judge=redact(judge.model.name) if judge is not None else None)
 
     async def judge_all(self, trajs: Sequence[Trajectory]) -> None:
         """Judge every episode of ``trajs`` whose task has NL assertions (concurrently, as the
@@ -288,7 +301,8 @@ class NLJudging:
     async def _one(self, judge: Judge, traj: Trajectory) -> None:
         assertions = self.assertions[traj.scenario_id]
         text = conversation(traj)
-        key = (traj.scenario_id, traj.trial, judge.model.name, judgment_digest(text, assertions))
+        name = redact(judge.model.name)  # a URL's credentials never reach the record
+        key = (traj.scenario_id, traj.trial, name, judgment_digest(text, assertions))
         verdicts = self.log.known().get(key)
         assert traj.world is not None
         if verdicts is not None:

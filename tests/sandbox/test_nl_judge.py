@@ -151,6 +151,25 @@ def test_judgments_are_recorded_and_a_second_eval_asks_nothing(
     assert _label(run, "taken")["label"] == "solved"
 
 
+def test_a_rescore_from_the_record_needs_no_endpoint(
+    run: Path,
+    judge: ScriptedOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    judge.default = verdicts(False)
+    assert _eval(run, "--judge", "scripted") == 0
+    (run / "judge_cache.sqlite").unlink()
+    monkeypatch.setenv("SANDBOX_SCRIPTED_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    assert _eval(run, "--judge", "scripted") == 0  # the judge is down: its record answers
+    assert _label(run, "taken")["label"] == "unsolved"
+    assert _scores(run)["nl_assertions"]["from_record"] == 1
+    (run / JUDGMENTS_FILE).unlink()  # nothing recorded: an unreachable judge stops the eval
+    capsys.readouterr()
+    assert _eval(run, "--judge", "scripted") == 2
+    assert "unreachable" in capsys.readouterr().err
+
+
 def test_a_judge_that_fails_leaves_the_episode_unjudged_not_failed(
     run: Path, judge: ScriptedOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -213,6 +232,14 @@ def test_without_a_judge_the_assertions_are_skipped_and_counted(
     assert main(["eval", str(run), "--no-plots", "--json"]) == 0
     line = json.loads(capsys.readouterr().out)
     assert line["nl_assertions"] == {"judged": 0, "met": 0, "unjudged": 0, "skipped": 1}
+
+
+def test_the_rules_judge_skips_the_assertions(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _eval(run, "--judge", "rules-judge") == 0
+    assert "nl_assertions skipped: 1 episodes" in capsys.readouterr().out
+    assert _label(run, "taken")["label"] == "solved"
 
 
 def test_an_unjudged_episode_is_left_out_only_where_the_judge_would_decide(
