@@ -229,16 +229,9 @@ def label_episode(traj: Trajectory | None, task: Task) -> EpisodeLabel:
     world = world_results(traj, start=len(task.checks))
     world += communicated(traj, task, start=len(task.checks) + len(world))
     nl, unjudged = nl_results(traj, start=len(task.checks) + len(world))
-    world += nl
-    if task.checks or world or unjudged:
-        results = run_checks(answer, task.checks) + world
-        if all_pass(results) and unjudged:  # only the judge's answer could decide it
-            lb = _label(task, traj, "unsolved", "check", f"judge error: {unjudged}", results)
-            return lb.model_copy(update={"excluded": "judge_error"})
-        if all_pass(results):
-            return _label(task, traj, "solved", "check", "all checks pass", results)
-        failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
-        return _label(task, traj, "unsolved", "check", f"failed checks: {failed}", results)
+    if task.checks or world or nl or unjudged:
+        results = run_checks(answer, task.checks) + world + nl
+        return _checked(task, traj, results, unjudged, "all checks pass")
     if not task.solvable and states_cannot_do(answer):
         return _label(task, traj, "solved", "rule", "explains that the task cannot be done")
     return _label(task, traj, "unsure", "none", "no checks and no judge")
@@ -257,10 +250,25 @@ def _stop_label(traj: Trajectory, task: Task) -> EpisodeLabel:
     its state checks and what it told the user decide, as for an answer."""
     results = world_results(traj, start=len(task.checks))
     results += communicated(traj, task, start=len(task.checks) + len(results))
-    if not results:
+    nl, unjudged = nl_results(traj, start=len(task.checks) + len(results))
+    results += nl
+    if not results and not unjudged:
         return _label(task, traj, "unsolved", "rule", "gave up, and nothing to judge it on")
+    return _checked(task, traj, results, unjudged, "stopped, and every check passes")
+
+
+def _checked(
+    task: Task, traj: Trajectory, results: list[CheckResult], unjudged: str, passed: str
+) -> EpisodeLabel:
+    """The label the check results give: solved when all pass (``passed`` says so), else
+    unsolved naming the failures; when all pass but the judge could not answer on the NL
+    assertions (``unjudged``: its error), only the judge could decide, so the episode is left
+    out (``judge_error``), never failed."""
+    if all_pass(results) and unjudged:
+        lb = _label(task, traj, "unsolved", "check", f"judge error: {unjudged}", results)
+        return lb.model_copy(update={"excluded": "judge_error"})
     if all_pass(results):
-        return _label(task, traj, "solved", "check", "stopped, and every check passes", results)
+        return _label(task, traj, "solved", "check", passed, results)
     failed = "; ".join(f"{r.kind}: {r.detail}" for r in results if not r.passed)
     return _label(task, traj, "unsolved", "check", f"failed checks: {failed}", results)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agents.trajectory import Status
 from mock_tools.suite import load_suite
 from sandbox.cli import main
 from sandbox.eval.nl_judge import JUDGMENTS_FILE, conversation, parse_verdicts
@@ -254,6 +255,26 @@ def test_an_unjudged_episode_is_left_out_only_where_the_judge_would_decide(
     traj.world["checks"][0]["passed"] = False  # the agent failed another check: its own failure
     lb = label_episode(traj, tasks["taken"])
     assert lb.excluded is None and lb.label == "unsolved"
+
+
+def test_an_agent_that_stops_is_judged_on_its_nl_assertions_too(
+    suite_dir: Path, reference_run: Path
+) -> None:
+    """τ² grades an agent's stop on every part of its reward basis (``stops_judged``), the
+    NL assertions included."""
+    tasks = {t.id: t for t in load_suite(suite_dir).tasks}
+    traj = next(t for t in read_trajectories(reference_run) if t.scenario_id == "taken")
+    assert traj.world is not None and tasks["taken"].world is not None
+    assert tasks["taken"].world.checks.stops_judged
+    traj.status = Status.gave_up
+    verdict = {"assertion": ASSERTION, "met": True, "justification": ""}
+    traj.world["nl_assertions"] = {"judge": "j", "verdicts": [verdict]}
+    assert label_episode(traj, tasks["taken"]).label == "solved"
+    traj.world["nl_assertions"] = {"judge": "j", "verdicts": [verdict | {"met": False}]}
+    lb = label_episode(traj, tasks["taken"])
+    assert lb.label == "unsolved" and "nl_assertion" in lb.reason
+    traj.world["nl_assertions"] = {"judge": "j", "error": "down"}
+    assert label_episode(traj, tasks["taken"]).excluded == "judge_error"
 
 
 def test_run_with_a_judge_scores_with_it_and_export_gives_taus_shape(
