@@ -275,6 +275,13 @@ def test_an_agent_that_stops_is_judged_on_its_nl_assertions_too(
     assert lb.label == "unsolved" and "nl_assertion" in lb.reason
     traj.world["nl_assertions"] = {"judge": "j", "error": "down"}
     assert label_episode(traj, tasks["taken"]).excluded == "judge_error"
+    # a label a rule decides (a spent budget) still shows the verdicts beside the state checks
+    traj.status = Status.budget_exhausted
+    traj.world["nl_assertions"] = {"judge": "j", "verdicts": [verdict]}
+    lb = label_episode(traj, tasks["taken"])
+    assert (lb.label, lb.method) == ("unsolved", "rule")
+    kinds = [(c.index, c.kind) for c in lb.checks]
+    assert kinds[-1] == (len(kinds) - 1, "nl_assertion") and len(kinds) > 1
 
 
 def test_run_with_a_judge_scores_with_it_and_export_gives_taus_shape(
