@@ -2,15 +2,17 @@
 decided by a judge model, and the record of its judgments.
 
 With a judge (``sandbox eval --judge MODEL``, ``sandbox run --judge MODEL``), every episode of a
-task with NL assertions is judged once: the judge is sent the episode's conversation as τ²'s
-judge gets it (every message of the chosen path in order, as ``role: content`` lines: the
-user's, the agent's, and the tools' answers; the agent's tool calls are written out too) and the
-numbered assertions, at temperature 0 (τ²'s), and answers one JSON object with a verdict per
-assertion (``verdicts: [{assertion: N, met: true|false, reason}]``). The prompt is ours, not
-τ²'s. τ²'s rule decides: the episode's NL result is met only if every assertion is, and the
-episode passes only if that and every other check do (τ² multiplies the NL reward into the
-task's). The verdicts are the episode's check results of kind ``nl_assertion``, beside the
-state checks.
+task with NL assertions that ended as τ² grades (the user's or the agent's stop: ``answered``,
+``gave_up``; one that ended on an error or a spent budget fails or is left out whatever the
+judge says, and τ² does not judge it) is judged once: the judge is sent the episode's
+conversation as τ²'s judge gets it (every message of the chosen path in order, as ``role:
+content`` lines: the user's, the agent's, and the tools' answers; the agent's tool calls are
+written out too) and the numbered assertions, at temperature 0 (τ²'s), and answers one JSON
+object with a verdict per assertion (``verdicts: [{assertion: N, met: true|false, reason}]``).
+The prompt is ours, not τ²'s. τ²'s rule decides: the episode's NL result is met only if every
+assertion is, and the episode passes only if that and every other check do (τ² multiplies the
+NL reward into the task's). The verdicts are the episode's check results of kind
+``nl_assertion``, beside the state checks.
 
 Every judgment is appended to ``nl_judgments.jsonl`` in the run folder (one JSON line, written
 and synced before the next: a killed evaluation keeps what it had judged), keyed by task, trial,
@@ -43,7 +45,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.model import Message
-from agents.trajectory import Trajectory
+from agents.trajectory import Status, Trajectory
 from mock_tools.models import Task
 from sandbox.eval.judge import Judge, JudgeError
 from sandbox.interop.export_tau2 import simulation
@@ -70,6 +72,9 @@ NL_TEMPERATURE = 0.0
 """τ²'s ``DEFAULT_LLM_NL_ASSERTIONS_TEMPERATURE``."""
 PROMPT_VERSION = "nl-assertions@1"
 """Part of every judgment's digest: a new prompt is a new question."""
+GRADED = frozenset({Status.answered, Status.gave_up})
+"""The ends τ² grades (a user's or an agent's stop): an episode that ended otherwise (an error,
+a spent budget) is unsolved or left out whatever the judge says, and τ² does not judge it."""
 WORLD_KEY = "nl_assertions"
 """Where an episode's NL result goes in ``Trajectory.world`` (the state checks' record)."""
 
@@ -113,6 +118,11 @@ class NLSummary(BaseModel):
         default=0, description="Episodes the judge failed on (infrastructure; left out, listed)."
     )
     skipped: int = Field(default=0, description="Episodes not judged: no --judge was given.")
+    not_graded: int = Field(
+        default=0,
+        description="Episodes not judged because they ended on an error or a spent budget: "
+        "their label does not depend on the judge (τ² does not judge them either).",
+    )
     from_record: int = Field(default=0, description="Judgments read from nl_judgments.jsonl.")
     asked: int = Field(default=0, description="Judgments asked of the judge in this evaluation.")
     seconds: float = Field(default=0.0, description="Time spent asking (wall, all asks).")
@@ -132,6 +142,8 @@ class NLSummary(BaseModel):
         )
         if self.unjudged:
             line += f"; {self.unjudged} unjudged (judge failures, left out of the pass rate)"
+        if self.not_graded:
+            line += f"; {self.not_graded} not asked (ended on an error or a spent budget)"
         return line
 
 
@@ -288,10 +300,12 @@ class NLJudging:
         self.summary = NLSummary(judge=redact(judge.model.name) if judge is not None else None)
 
     async def judge_all(self, trajs: Sequence[Trajectory]) -> None:
-        """Judge every episode of ``trajs`` whose task has NL assertions (concurrently, as the
-        judge's own limit allows)."""
-        todo = [t for t in trajs if t.scenario_id in self.assertions and t.world is not None]
-        self.summary.episodes += len(todo)
+        """Judge every episode of ``trajs`` whose task has NL assertions and that ended as τ²
+        grades (``GRADED``), concurrently, as the judge's own limit allows."""
+        mine = [t for t in trajs if t.scenario_id in self.assertions and t.world is not None]
+        todo = [t for t in mine if t.status in GRADED]
+        self.summary.episodes += len(mine)
+        self.summary.not_graded += len(mine) - len(todo)
         if self.judge is None:
             self.summary.skipped += len(todo)
             return

@@ -171,6 +171,25 @@ def test_a_rescore_from_the_record_needs_no_endpoint(
     assert "unreachable" in capsys.readouterr().err
 
 
+def test_an_episode_that_ended_on_a_spent_budget_is_not_asked_about(
+    run: Path, judge: ScriptedOpenAIServer
+) -> None:
+    """τ² judges a conversation the user or the agent stopped; one that ran out of budget fails
+    whatever the judge says, so it is not asked about."""
+    lines = (run / "trajectories.jsonl").read_text().splitlines()
+    docs = [json.loads(line) for line in lines]
+    for doc in docs:
+        if doc["scenario_id"] == "taken":
+            doc["status"] = "budget_exhausted"
+    (run / "trajectories.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    judge.default = verdicts(True)
+    assert _eval(run, "--judge", "scripted") == 0
+    assert judge.requests == []
+    summary = _scores(run)["nl_assertions"]
+    assert (summary["not_graded"], summary["judged"], summary["episodes"]) == (1, 0, 1)
+    assert _label(run, "taken")["label"] == "unsolved"
+
+
 def test_a_judge_that_fails_leaves_the_episode_unjudged_not_failed(
     run: Path, judge: ScriptedOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
