@@ -14,12 +14,11 @@ May import ``sandbox.store``, ``models`` (the judge's cache) and ``eval`` module
 
 from __future__ import annotations
 
-import asyncio
 from array import array
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -33,6 +32,7 @@ from mock_tools.errors import SuiteError
 from mock_tools.models import Task
 from mock_tools.suite import Suite, load_suite
 from sandbox.errors import ConfigError, RunError
+from sandbox.eval.blocking import run_blocking
 from sandbox.eval.checked_protocol import checked
 from sandbox.eval.judge import Judge, JudgeUsage
 from sandbox.eval.nl_judge import NLJudging, NLSummary
@@ -61,9 +61,6 @@ from sandbox.store.run_store import iter_latest
 from sandbox.store.trajectory_file import trajectories_file
 
 SCORES_SCHEMA = "agent-sandbox/scores@1"
-
-
-T = TypeVar("T")
 
 
 class ReferenceComparison(BaseModel):
@@ -586,21 +583,6 @@ def _run_scores(
         labels=labels,
         notes=scored.notes,
     )
-
-
-def run_blocking(job: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(job)``, without handing the result back through the task that runs it.
-
-    When ``asyncio.run`` puts Ctrl-C's handler back, Python's ``signal`` module builds the repr
-    of the old handler, which holds that task and so its result: for the scores of a run of
-    10,000 episodes that repr took 0.7 s."""
-    kept: list[T] = []
-
-    async def keep() -> None:
-        kept.append(await job)
-
-    asyncio.run(keep())
-    return kept[0]
 
 
 def effective_settings(

@@ -75,7 +75,8 @@ async def within_wall_clock(run: Coroutine[Any, Any, Any], budget: Budget, grace
     ``max_seconds`` nothing bounds it."""
     if budget.max_seconds is None:
         return await run
-    task = asyncio.ensure_future(_contained(run))
+    name = f"strategy {getattr(run, '__qualname__', type(run).__name__)}"  # named at shutdown
+    task = asyncio.get_running_loop().create_task(_contained(run), name=name)
     try:
         done, _ = await asyncio.wait({task}, timeout=budget.max_seconds + grace)
     except asyncio.CancelledError:  # the run is stopping: the episode stops with it

@@ -10,6 +10,7 @@ plugin and exit 2 with nothing written; never a traceback, never exit 0 without 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import sys
@@ -28,7 +29,7 @@ from sandbox.eval.steps import StepMetric
 from sandbox.eval.steps.measure import Measure
 from sandbox.run.executor import ExecutorKind, LocalExecutor
 from sandbox.tool_envs.factory import TOOL_TRANSPORTS, ClientOptions, ToolTransport
-from tests.hostile.conftest import MINI
+from tests.hostile.conftest import MINI, sandbox
 from tests.hostile.test_one_line_errors import cli
 from tests.hostile.test_run_records import make_run, one_error_line
 
@@ -102,6 +103,15 @@ class Unreadable(ReActAgent):
         return traj
 
 
+class Stubborn(ReActAgent):
+    name = "stubborn"
+
+    async def run(self, **_: Any) -> Any:
+        while True:
+            with contextlib.suppress(asyncio.CancelledError):  # swallowed: it awaits again
+                await asyncio.sleep(3600)
+
+
 class NeverReturns(ReActAgent):
     name = "never-returns"
 
@@ -150,6 +160,31 @@ def test_39_1_a_strategy_that_never_returns_is_stopped_by_the_wall_clock(
     assert (traj["status"], traj["end_reason"]) == ("budget_exhausted", "budget:max_seconds")
     assert traj["errors"][0]["kind"] == "agent"
     assert "did not return within --max-seconds" in traj["errors"][0]["message"]
+
+
+def test_39_1_a_strategy_that_swallows_its_cancellation_does_not_keep_the_process_alive(
+    tmp_path: Path,
+) -> None:
+    """On main the episode was recorded and scored, but the process never exited: asyncio.run
+    waited at shutdown for the task that ignored its cancellation. Now the run ends with its
+    own exit code a few seconds later, naming the strategy it left running."""
+    flags = ["--agent", f"{HERE}:Stubborn", "--max-seconds", "0.5", "--tasks", "mini_g1_track"]
+    started = time.monotonic()
+    proc = sandbox(*_run(tmp_path, *flags, "--no-plots"), cwd=tmp_path)
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    took = time.monotonic() - started
+    text = err.decode()
+    assert proc.returncode == 0 and "Traceback" not in text, text
+    assert "strategy Stubborn.run (waiting at test_plugin_code.py:" in text
+    assert "ignored its cancellation when the command ended; leaving it running" in text
+    (traj,) = _episodes(tmp_path)
+    assert (traj["status"], traj["end_reason"]) == ("budget_exhausted", "budget:max_seconds")
+    run = next((tmp_path / "runs").iterdir())
+    assert json.loads((run / "scores.json").read_text())["pass_rate"]["n"] == 1
+    assert took < 45, took
 
 
 # -- evaluation protocols --------------------------------------------------------------------
