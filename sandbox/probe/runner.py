@@ -5,7 +5,10 @@ Who answers comes from the model kind (``ModelKind.questions``, ``sandbox.models
 kind's model answers every question; a kind that follows the ``reference`` answers next-step
 questions with its own model and plan and review questions through the ``ProbeOracle``, at the
 kind's ``mistake_rate``; any other kind cannot be probed. A model call that fails is recorded
-as an error and not scored. May import ``sandbox.models``, ``sandbox.tool_envs``,
+as an error and not scored, unless no other question could get past it (``stops_the_probe``:
+a refused configuration, or an endpoint whose answers are not JSON, such as a proxy's web page):
+then the probe stops there with one line (``EndpointConfigError``, exit 2) instead of asking
+every question again, each with its retries. May import ``sandbox.models``, ``sandbox.tool_envs``,
 ``sandbox.store`` and ``sandbox.probe`` modules.
 """
 
@@ -13,15 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-from collections.abc import Sequence
+import json
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from agents.errors import ModelError
 from agents.model import Model
 from mock_tools import SuiteError, Task
 from mock_tools.names import NameResolver
 from mock_tools.validate import load_valid_suite
-from sandbox.errors import ConfigError
+from sandbox.errors import ConfigError, EndpointConfigError
 from sandbox.eval.steps.actions import Apis
 from sandbox.eval.steps.reason_score import (
     LexicalSimilarity,
@@ -38,7 +43,13 @@ from sandbox.store.config import RunConfig
 from sandbox.store.suite_folder import suite_folder
 from sandbox.tool_envs import open_tool_envs
 
-__all__ = ["probe_models", "probe_suite", "run_probe", "select_probe_tasks"]
+__all__ = [
+    "probe_models",
+    "probe_suite",
+    "run_probe",
+    "select_probe_tasks",
+    "stops_the_probe",
+]
 
 
 async def run_probe(
@@ -59,20 +70,81 @@ async def run_probe(
     resolver = NameResolver.for_apis(apis)
     gate = asyncio.Semaphore(max(1, concurrency))
 
+    stopped: list[ModelError] = []
+
     async def ask(item: ProbeItem) -> ProbeResult:
         async with gate:
+            if stopped:  # a question that was waiting for its turn is not asked
+                raise _Stop(stopped[0])
             try:
                 turn = await model_for(item.task_id).complete(item.messages, item.tools, None)
             except ModelError as e:
+                if stops_the_probe(e):
+                    stopped.append(e)
+                    raise _Stop(e) from e
                 return ProbeResult(
                     task_id=item.task_id, kind=item.kind, index=item.index, scores={}, error=str(e)
                 )
         return score_answer(item, turn, apis, resolver, similarity, chosen)
 
-    results = await asyncio.gather(*(ask(i) for i in items))
+    results = await _all_or_stop([ask(i) for i in items])
     report = summarise_probe(model_name, results, chosen)
     report.similarity = similarity_label(similarity or LexicalSimilarity())
     return report
+
+
+def stops_the_probe(error: ModelError) -> bool:
+    """Whether every other question would fail as this answer did, so the probe stops: the
+    endpoint refused the configuration (a key, a model name), or its answer to a chat completion
+    was not JSON at all even after the client's retries (a web page: what serves the base URL is
+    no OpenAI-compatible API). A body that is JSON but no completion is one question's failure."""
+    if error.configuration:
+        return True
+    return error.kind == "malformed" and isinstance(
+        error.__cause__, (json.JSONDecodeError, UnicodeDecodeError)
+    )
+
+
+class _Stop(Exception):
+    """A question's answer that stops the probe (``stops_the_probe``)."""
+
+    def __init__(self, error: ModelError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _all_or_stop(asks: list[Coroutine[Any, Any, ProbeResult]]) -> list[ProbeResult]:
+    """Every question's result in order; at the first ``_Stop`` the questions not yet answered
+    are cancelled (none is asked after it) and ``EndpointConfigError`` says why and how many
+    were answered."""
+    tasks = [asyncio.ensure_future(a) for a in asks]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        left = [t for t in tasks if not t.done()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+    failed: list[BaseException] = []
+    for task in tasks:
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not isinstance(error, _Stop):
+            raise error
+        failed += [error] if error is not None else []
+    if failed:
+        stop = cast(_Stop, failed[0]).error
+        answered = sum(not t.cancelled() and t.exception() is None for t in tasks)
+        why = (
+            f"refused the configuration ({stop.kind})"
+            if stop.configuration
+            else "does not answer as an OpenAI-compatible chat completions API; check the "
+            "model's base URL"
+        )
+        raise EndpointConfigError(
+            f"the model endpoint {why}: {stop}; the probe stopped "
+            f"({answered} of {len(tasks)} questions answered)"
+        ) from stop
+    return [t.result() for t in tasks]
 
 
 def select_probe_tasks(tasks: list[Task], pattern: str | None) -> list[Task]:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from tests.hostile.conftest import MINI, ROOT, serving
@@ -77,6 +78,72 @@ def test_40_7_serve_refuses_settings_that_exclude_each_other_from_a_config_file(
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2 and said in one_error_line(done.stderr), done.stderr
+
+
+_ANSWERS: dict[str, tuple[int, object]] = {
+    "html": (200, "<html>a proxy's page</html>"),
+    "unknown model": (
+        404,
+        {"error": {"message": "model 'm' not found", "code": "model_not_found"}},
+    ),
+    "json, no completion": (200, {"status": "ok"}),
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "said", "questions"),
+    [
+        ("html", 2, "does not answer as an OpenAI-compatible chat completions API", 1),
+        ("unknown model", 2, "refused the configuration (model_not_found)", 1),
+        ("json, no completion", 0, "", 4),
+    ],
+)
+def test_39_5_probe_stops_at_an_endpoint_no_question_can_get_past(
+    answer: str,
+    code: int,
+    said: str,
+    questions: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Trial case 207: on main every question of the probe was asked, each with all its
+    retries, against an endpoint whose /v1/models and completions answer a web page (4
+    questions at --concurrency 1: 91 s with the default retries) and it exited 0 with nothing
+    scored. Now the first answer that is not JSON at all (after its retries), or a refused
+    configuration, stops it: one line, exit 2, no other question asked. A JSON body that is
+    no completion stays one question's failure: all 4 questions are asked."""
+    status, body = _ANSWERS[answer]
+    asked: list[bytes] = []
+
+    async def page(request: Request) -> Response:
+        if request.method == "POST":
+            asked.append(await request.body())
+        if isinstance(body, str):
+            return HTMLResponse(body, status_code=status)
+        return JSONResponse(body, status_code=status)
+
+    app = Starlette(
+        routes=[
+            Route("/v1/models", page),
+            Route("/v1/chat/completions", page, methods=["POST"]),
+        ]
+    )
+    with serving(app) as url:
+        file = tmp_path / "models.yaml"
+        file.write_text(
+            "models:\n  mine:\n    kind: openai\n    model: m\n"
+            f"    base_url: {url}/v1\n"
+            "    retry: {max_retries: 0, initial: 0, jitter: 0}\n"
+        )
+        monkeypatch.setenv("SANDBOX_MODELS_FILE", str(file))
+        argv = ["probe", "--suite", str(MINI), "--model", "mine", "--tasks", "mini_g1_track"]
+        got, err = cli([*argv, "--concurrency", "1"], capsys)
+    assert got == code and "Traceback" not in err, err
+    if said:
+        line = one_error_line(err)
+        assert said in line and "the probe stopped (0 of 4 questions answered)" in line, line
+    assert len(set(asked)) == questions, asked
 
 
 def _models_app(body: object, html: bool = False) -> Starlette:
