@@ -227,12 +227,16 @@ class ModelUser:
 async def run_user_call(tools: UserTools, call: ToolCall) -> StepCall:
     """One call of the user's own tool: sent when its arguments are a JSON object, else
     answered with an error (not sent, as an agent's would be)."""
+    why = "not a JSON object"
     try:
         args = json.loads(call.arguments or "{}")
     except ValueError:
         args = None
+    except RecursionError:  # the model's own text: an answer, never its failure
+        args, why = None, "nested too deeply for JSON"
     if not isinstance(args, dict):
-        message = f"the arguments of {call.name} are not a JSON object: {call.arguments!r}"
+        shown = _shortened(call.arguments or "")
+        message = f"the arguments of {call.name} are {why}: {shown!r}"
         content = json.dumps({"error": message, "response": ""})
         obs = Observation(ok=False, content=content, provenance="invalid", error=message)
         return StepCall(
@@ -251,6 +255,12 @@ async def run_user_call(tools: UserTools, call: ToolCall) -> StepCall:
         args=args,
         observation=obs,
     )
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters for an error message (the model's arguments may
+    be of any size)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _flipped(messages: list[Message]) -> list[Message]:

@@ -107,6 +107,20 @@ async def test_arguments_that_are_no_json_object_are_answered_and_not_sent() -> 
     assert turn.calls[0].args is None
 
 
+async def test_arguments_nested_too_deep_for_json_are_answered_and_not_sent() -> None:
+    # 5,000 levels: json.loads raises RecursionError (not a ValueError); the turn lost its
+    # calls and failed as the user's own bug (user_error) instead of answering the call
+    phone = Phone()
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    model = ScriptedModel([toggle(arguments=deep), Turn(content="It said no.")])
+    turn = await ModelUser(model, "persona").reply(OPENING, phone)
+    assert turn.failure is None and turn.content == "It said no."
+    assert phone.calls == []
+    obs = turn.calls[0].observation
+    assert obs is not None and not obs.ok and obs.provenance == "invalid"
+    assert "nested too deeply" in obs.error and len(obs.error) < 300
+
+
 async def test_a_user_that_never_stops_calling_fails_after_the_limit() -> None:
     phone = Phone()
     model = ScriptedModel(lambda messages: toggle(f"t{len(messages)}"))
