@@ -230,7 +230,7 @@ def http_app(
     async def stats() -> dict[str, Any]:
         return {**service.stats.to_json(), "recordings": len(service.store)}
 
-    add_session_routes(app, service)
+    add_session_routes(app, service, max_body_bytes=max_body_bytes)
 
     @app.post("/reset", tags=["meta"])
     async def reset(request: Request) -> dict[str, int]:

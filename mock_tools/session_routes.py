@@ -12,7 +12,8 @@
 A call belongs to the session its ``X-Sandbox-Session`` header names (opened at the call's
 ``X-Sandbox-Scenario`` task when it does not exist yet). A session name may hold ``/``; in a
 path it is percent-encoded or written as is. Unknown sessions and states are 404s, a task the
-suite lacks is a 404 naming it. Imports the service and FastAPI.
+suite lacks is a 404 naming it. Imports the service, its body reader (``json_body``) and
+FastAPI.
 """
 
 from __future__ import annotations
@@ -21,14 +22,22 @@ import uuid
 from enum import Enum
 from typing import Any
 
-from fastapi import Body, FastAPI, HTTPException
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from mock_tools.json_body import Disconnected, check_content_type, decode_json, read_body
 from mock_tools.render import native_payload, reject_payload
 from mock_tools.service import MockToolService, Rejected
 
 __all__ = ["add_session_routes"]
+
+_ARGS_BODY: dict[str, Any] = {
+    "requestBody": {
+        "content": {"application/json": {"schema": {"type": "object"}}},
+        "description": "The tool's arguments (none: an empty body).",
+    }
+}
 
 
 class OpenSession(BaseModel):
@@ -49,8 +58,9 @@ class StateRef(BaseModel):
     state: str = Field(min_length=1, max_length=128, description="A state's hash.")
 
 
-def add_session_routes(app: FastAPI, service: MockToolService) -> None:
-    """Add the session routes when the service's suite has a world."""
+def add_session_routes(app: FastAPI, service: MockToolService, *, max_body_bytes: int) -> None:
+    """Add the session routes when the service's suite has a world (``max_body_bytes``: the
+    largest body of the user's call, the app's limit of every call's body)."""
     worlds = service.worlds
     if worlds is None:
         return
@@ -104,15 +114,24 @@ def add_session_routes(app: FastAPI, service: MockToolService) -> None:
             s.restore(s.initial.hash)
         return s.describe()
 
-    @app.post("/sessions/{session:path}/user/{tool}", tags=tags)
-    async def user_call(
-        session: str, tool: str, args: dict[str, Any] = Body(default_factory=dict)
-    ) -> JSONResponse:
+    @app.post("/sessions/{session:path}/user/{tool}", tags=tags, openapi_extra=_ARGS_BODY)
+    async def user_call(session: str, tool: str, request: Request) -> Response:
         """A call of the user's own tool (``@write(user=True)``, τ²'s dual control) in the
         session, answered as an agent's call of the world is (``ok``, ``body``, ``error``,
-        ``state``, ``changes``): what a conversation's user does on its side of the world."""
+        ``state``, ``changes``): what a conversation's user does on its side of the world.
+        Its body (the arguments) is read as the call routes read theirs
+        (``mock_tools.json_body``: 413, 415, 400, 422 ``too_deep`` or ``not_an_object``)."""
+        headers = request.headers
         try:
+            check_content_type(headers.get("content-type"))
+            receive: Any = request.receive  # ASGI's receive, typed by Starlette as a mapping
+            raw = await read_body(receive, max_body_bytes, headers.get("content-length"))
+            args = decode_json(raw)
+            if not isinstance(args, dict):
+                raise Rejected(422, "not_an_object", "arguments must be a JSON object")
             o = await service.user_call(session, tool, args)
+        except Disconnected:
+            return Response(status_code=400)  # the client left: nobody reads the answer
         except Rejected as e:
             return JSONResponse(reject_payload(e, False), status_code=e.status)
         return JSONResponse(native_payload(o), status_code=o.status)

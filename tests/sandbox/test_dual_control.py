@@ -81,6 +81,35 @@ async def test_the_agents_route_refuses_a_user_tool_and_the_users_route_an_agent
     assert state["data"]["cards"]["K-1"]["contactless"] is True
 
 
+async def test_the_users_route_reads_its_body_as_the_agents_call_routes_do(
+    client: httpx.AsyncClient,
+) -> None:
+    """A body that is no object, too deep, too large or not JSON gets the call routes' refusal
+    ({ok, error, code}); FastAPI's own reader answered {detail} (a 100,000-deep body without
+    naming the depth) and parsed a body of any size."""
+    await client.post("/sessions", json={"session": "s1", "task": "tap_to_pay"})
+    url = "/sessions/s1/user/set_contactless"
+    json_type = {"content-type": "application/json"}
+    cases = [
+        (b"[1, 2]", 422, "not_an_object"),
+        (b'"enabled"', 422, "not_an_object"),
+        (b"{bad", 400, "malformed_json"),
+        (b'{"enabled": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 422, "too_deep"),
+        (json.dumps({"enabled": True, "x": "a" * 1_100_000}).encode(), 413, "body_too_large"),
+    ]
+    for body, status, code in cases:
+        r = await client.post(url, content=body, headers=json_type)
+        assert (r.status_code, r.json()["code"]) == (status, code), body[:20]
+        assert r.json()["ok"] is False
+    xml = await client.post(url, content=b"<enabled/>", headers={"content-type": "text/xml"})
+    assert (xml.status_code, xml.json()["code"]) == (415, "unsupported_media_type")
+    # an empty body is no arguments; a good one is still answered
+    empty = await client.post("/sessions/s1/user/open_app", content=b"")
+    assert empty.status_code == 200 and empty.json()["body"]["contactless"] is False
+    ok = await client.post(url, content=b'{"enabled": true}', headers=json_type)
+    assert ok.status_code == 200 and ok.json()["body"] == {"contactless": True}
+
+
 def _run(suite_dir: Path, out: Path, run_id: str, *extra: str) -> Path:
     code = main(
         [
