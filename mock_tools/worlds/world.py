@@ -338,8 +338,19 @@ class WorldEngine:
 
 
 def _same_value(got: Any, want: Any) -> bool:
-    """Equal as canonical JSON values (``1`` and ``1.0`` alike, as records compare)."""
+    """Equal as canonical JSON values (``1`` and ``1.0`` alike, as records compare; ``true``
+    and ``1`` not, as Python's ``True == 1`` would have them)."""
     try:
-        return bool(json.loads(canonical_record(got)) == json.loads(canonical_record(want)))
+        return _json_equal(json.loads(canonical_record(got)), json.loads(canonical_record(want)))
     except StateError:
         return False
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)

@@ -20,6 +20,10 @@ from agents.trajectory import Status
 from agents.users.model_user import ModelUser
 from agents.users.persona import PersonaUserModel
 from mock_tools import Suite, create_app, in_process_client, load_suite
+from mock_tools.worlds import Context, World, read
+from mock_tools.worlds.state import State
+from mock_tools.worlds.task import EnvAssertion
+from mock_tools.worlds.world import WorldEngine
 from sandbox.cli import main
 from sandbox.eval.world_verdict import world_verdict
 from sandbox.store import read_trajectories
@@ -108,6 +112,69 @@ async def test_the_users_route_reads_its_body_as_the_agents_call_routes_do(
     assert empty.status_code == 200 and empty.json()["body"]["contactless"] is False
     ok = await client.post(url, content=b'{"enabled": true}', headers=json_type)
     assert ok.status_code == 200 and ok.json()["body"] == {"contactless": True}
+
+
+def test_an_env_assertions_value_tells_true_from_1(suite: Suite) -> None:
+    """JSON's true is not the number 1: an assertion of `true` (the default value) on a call
+    answering 1 held, and one of {blocked: 1} held on a card that is blocked (Python's
+    True == 1)."""
+    world = suite.world
+    assert world is not None
+    state = world.initial("tap_to_pay", suite.task("tap_to_pay").world)
+    kw: dict[str, Any] = {"now": world.clock(None, "test"), "task": "tap_to_pay", "seed": 0}
+
+    def holds(value: Any, call: str = "open_app", **args: Any) -> bool:
+        want = EnvAssertion(call=call, args=args, side="user", value=value)
+        return world.env_assertion(state, want, **kw)[0]
+
+    assert holds({"blocked": True, "contactless": False})
+    assert not holds({"blocked": 1, "contactless": 0})
+    assert not holds({"blocked": True, "contactless": 0})
+    assert not holds([True, False])
+    card = {"id": "K-1", "owner": "ada", "blocked": True, "contactless": False}
+    assert holds(card, "get_card", card_id="K-1")
+    assert not holds({**card, "blocked": 1}, "get_card", card_id="K-1")
+    assert not holds({**card, "extra": None}, "get_card", card_id="K-1")
+
+
+class _Meter(World):
+    """A world of one read tool answering a number: the reading of a meter."""
+
+    name = "meter"
+
+    @read
+    def reading(self, ctx: Context, meter_id: str) -> Any:
+        """A meter's reading.
+
+        Args:
+            meter_id: The meter's id.
+        """
+        return (ctx.db.get("meters", meter_id) or {}).get("value")
+
+
+@pytest.mark.parametrize(
+    ("value", "want", "holds"),
+    [
+        (1, 1.0, True),
+        (1.0, 1, True),
+        (1, True, False),
+        (0, False, False),
+        (2, 3, False),
+        ({"a": 1}, {"a": 1.0}, True),
+        ([1, True], [1, 1], False),
+        ([1, 2], [1, 2, 3], False),
+        ([1, 2], [1.0, 2], True),
+    ],
+)
+def test_an_env_assertion_compares_numbers_as_json_and_never_with_booleans(
+    value: Any, want: Any, holds: bool
+) -> None:
+    engine = WorldEngine(
+        _Meter, State.from_documents({"meters": {"M-1": {"value": value}}}), source="test"
+    )
+    check = EnvAssertion(call="reading", args={"meter_id": "M-1"}, value=want)
+    kw: dict[str, Any] = {"now": engine.default_now, "task": None, "seed": 0}
+    assert engine.env_assertion(engine.base, check, **kw)[0] is holds
 
 
 def _run(suite_dir: Path, out: Path, run_id: str, *extra: str) -> Path:
