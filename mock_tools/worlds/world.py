@@ -88,9 +88,12 @@ class World:
         ``functions``."""
         seen: dict[str, ToolDef] = {}
         for klass in reversed(cls.__mro__):
+            here: set[str] = set()
             for attr, value in vars(klass).items():
                 if is_tool(value) and callable(value):
                     d = tool_def(value, method=True)
+                    _check_clash(seen.get(d.name), d, same_place=d.name in here)
+                    here.add(d.name)
                     seen.pop(d.name, None)
                     seen[d.name] = d
                 elif attr in seen and not is_tool(value):
@@ -102,6 +105,7 @@ class World:
                     source_of(fn),
                 )
             d = tool_def(fn, method=False)
+            _check_clash(seen.get(d.name), d, same_place=True)
             seen[d.name] = d
         return list(seen.values())
 
@@ -110,6 +114,21 @@ class World:
         """The engine that answers this world's calls over ``base`` (a world whose tools run
         elsewhere, such as ``mock_tools.worlds.tau2``, has its own)."""
         return WorldEngine(cls, base, source=source)
+
+
+def _check_clash(before: ToolDef | None, d: ToolDef, *, same_place: bool) -> None:
+    """Two tools of one name: a ``WorldDefinitionError`` naming both, unless a subclass
+    redefines its base's tool for the same side (the agent's or the user's). Tools named
+    alike in one class or in ``functions``, or a tool of the user's and one of the agent's,
+    would leave one of them silently unreachable."""
+    if before is None or (not same_place and before.user == d.user):
+        return
+    whose = {False: "the agent's", True: "the user's"}
+    raise WorldDefinitionError(
+        f"two tools named {d.name!r}: {whose[before.user]} at {before.source} and "
+        f"{whose[d.user]} here (a tool's name, given or its function's, must be unique)",
+        d.source,
+    )
 
 
 @dataclass(frozen=True)

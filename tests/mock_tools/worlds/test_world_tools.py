@@ -128,6 +128,67 @@ def test_an_unmarked_function_in_functions_is_refused() -> None:
         Ponger.tool_defs()
 
 
+class Phones(World):
+    name = "phones"
+
+    @read
+    def status(self, ctx: Context) -> str:
+        """The line's status, as the agent's systems see it."""
+        return "up"
+
+
+def test_a_user_tool_named_as_an_agent_tool_is_refused_naming_both() -> None:
+    # the later definition silently replaced the earlier: the agent lost its tool
+    class Clash(Phones):
+        @read(user=True, name="status")
+        def phone_status(self, ctx: Context) -> str:
+            """What the customer's phone shows."""
+            return "no signal"
+
+    with pytest.raises(WorldDefinitionError, match="two tools named 'status'") as e:
+        Clash.tool_defs()
+    assert "the agent's at " in str(e.value) and "the user's here" in str(e.value)
+    assert e.value.file is not None and "test_world_tools.py:" in e.value.file
+
+
+def test_two_tools_of_one_name_in_a_class_or_in_functions_are_refused() -> None:
+    class Twice(World):
+        @read
+        def status(self, ctx: Context) -> str:
+            """One."""
+            return "1"
+
+        @read(name="status")
+        def status_again(self, ctx: Context) -> str:
+            """Two."""
+            return "2"
+
+    with pytest.raises(WorldDefinitionError, match="the agent's at .* and the agent's here"):
+        Twice.tool_defs()
+
+    @read
+    def status(ctx: Context) -> str:
+        """A plain function named as the method."""
+        return "3"
+
+    class Listed(Phones):
+        functions = (status,)
+
+    with pytest.raises(WorldDefinitionError, match="two tools named 'status'"):
+        Listed.tool_defs()
+
+
+def test_a_subclass_may_redefine_its_bases_tool_for_the_same_side() -> None:
+    class Newer(Phones):
+        @read(name="status")
+        def status_v2(self, ctx: Context) -> str:
+            """The line's status, newer."""
+            return "up"
+
+    (d,) = Newer.tool_defs()
+    assert (d.name, d.description, d.user) == ("status", "The line's status, newer.", False)
+
+
 class Line(TypedDict):
     title: str
     qty: int
