@@ -220,7 +220,10 @@ class WorldEngine:
         self.tools: dict[str, ToolDef] = {d.name: d for d in defs if not d.user}
         self.user_tools = {d.name: d for d in defs if d.user}
         if not self.tools:
-            raise WorldDefinitionError(f"world {self.name!r} has no tools", source)
+            mine = f" of the agent's (its {len(self.user_tools)} are the user's)"
+            raise WorldDefinitionError(
+                f"world {self.name!r} has no tools{mine if self.user_tools else ''}", source
+            )
         self.base = base
         self.default_now = parse_clock(world.now, source)
         self._initial: dict[str, State] = {}

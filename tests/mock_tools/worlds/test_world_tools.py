@@ -8,7 +8,9 @@ import pytest
 from typing_extensions import TypedDict
 
 from mock_tools.worlds import Context, World, WorldDefinitionError, read, write
+from mock_tools.worlds.state import State
 from mock_tools.worlds.tools import tool_def
+from mock_tools.worlds.world import WorldEngine
 
 
 class Shopfront(World):
@@ -187,6 +189,22 @@ def test_a_subclass_may_redefine_its_bases_tool_for_the_same_side() -> None:
 
     (d,) = Newer.tool_defs()
     assert (d.name, d.description, d.user) == ("status", "The line's status, newer.", False)
+
+
+def test_a_world_whose_tools_are_all_the_users_says_so() -> None:
+    class PhoneOnly(World):
+        name = "phone_only"
+
+        @read(user=True)
+        def signal(self, ctx: Context) -> int:
+            """The bars the phone shows."""
+            return 3
+
+    with pytest.raises(WorldDefinitionError) as e:
+        WorldEngine(PhoneOnly, State.empty(), source="phone.py")
+    assert str(e.value) == (
+        "phone.py: world 'phone_only' has no tools of the agent's (its 1 are the user's)"
+    )
 
 
 class Line(TypedDict):
