@@ -232,6 +232,9 @@ def _check_world(suite: Suite, errors: list[str]) -> None:
                     "not deterministic"
                 )
                 continue
+            asserted = task.world.checks.env_assertions if task.world is not None else []
+            if any(world.env_assertion_problem(a) for a in asserted):
+                continue  # the task's checks list it (_check_env_assertions)
             for failure in judge(world, task, first, 0).failures():
                 errors.append(f"{where}: the gold actions fail the task's own check: {failure}")
         except WorldDefinitionError as e:
@@ -335,6 +338,8 @@ def _check_task(
             errors.append(f"{where}: relevant API {tool}/{api} is not in the catalog")
     if task.user is not None:
         _check_user(task, suite, offered, where, errors)
+    if task.world is not None and suite.world is not None:
+        _check_env_assertions(task.world.checks.env_assertions, suite.world, where, errors)
     seen: Counter[tuple[str, str, str, str | None]] = Counter()
     history: str | None = None
     written = 0
@@ -344,6 +349,8 @@ def _check_task(
             world = suite.world
             if world is None or step.tool != world.name or step.api not in world.user_tools:
                 errors.append(f"{at}: a step by the user, but the world has no such user tool")
+            else:
+                errors.extend(_user_call_errors(at, world, step.api, step.args))
             continue
         if (step.tool, step.api) not in suite.apis:
             errors.append(f"{at}: no such API in the catalog")
@@ -379,6 +386,13 @@ def _check_user(
         if spec is not None:
             names.add(spec.function or function_name(tool, api))
     user = task.user
+    if user.persona is not None and user.persona.act:
+        for n, act in enumerate(user.persona.act, 1):
+            at = f"{where}: user act {n} {act.api}"
+            if suite.world is None:
+                errors.append(f"{at}: the suite has no world, so the user has no tools")
+            else:
+                errors.extend(_user_call_errors(at, suite.world, act.api, act.args))
     for name in user.hidden:
         if name not in names:
             errors.append(f"{where}: user hides {name!r}, which the task does not offer")
@@ -396,6 +410,36 @@ def _check_user(
                     f"{where}: reference step {n} belongs to turn {step.turn}, but the script has "
                     f"{last} answer(s) (turns 0-{last})"
                 )
+
+
+def _user_call_errors(at: str, world: Any, api: str, args: dict[str, Any]) -> list[str]:
+    """A call of the user's own tool (a gold step by the user, a persona's act): a tool of the
+    user's, with arguments its schema takes (the user's route refuses others, 422)."""
+    tool = world.user_tools.get(api)
+    if tool is None:
+        return [f"{at}: the world has no such user tool"]
+    return _schema_errors(at, tool.parameters, args)
+
+
+def _schema_errors(at: str, schema: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    canon = canonical_args(args, schema)
+    found = sorted(
+        validator_for(schema)(schema).iter_errors(canon), key=lambda e: list(map(str, e.path))
+    )
+    return [f"{at}: arguments {'/'.join(map(str, e.path)) or '(root)'}: {e.message}" for e in found]
+
+
+def _check_env_assertions(assertions: list[Any], world: Any, where: str, errors: list[str]) -> None:
+    """Each env assertion names a tool of its side, with arguments the tool takes (a τ² world
+    runs τ²'s own and says nothing here)."""
+    for n, a in enumerate(assertions, 1):
+        at = f"{where}: env assertion {n} {a.call}"
+        problem = world.env_assertion_problem(a)
+        tool = world.find_tool(a.call)
+        if problem is not None:
+            errors.append(f"{at}: {problem}")
+        elif tool is not None:
+            errors.extend(_schema_errors(at, tool.parameters, a.args))
 
 
 def _recorded_from_api(suite: Suite, tool: str, api: str, key: str) -> bool:

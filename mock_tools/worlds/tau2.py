@@ -365,6 +365,10 @@ class Tau2Engine(WorldEngine):
             return WorldAnswer(False, None, str(content), new, changes)
         return WorldAnswer(True, content_body(content), "", new, changes)
 
+    def env_assertion_problem(self, assertion: EnvAssertion) -> str | None:
+        """None: τ²'s own ``run_env_assertion`` decides (its functions need not be tools)."""
+        return None
+
     def env_assertion(
         self, state: State, assertion: EnvAssertion, *, now: Any, task: str | None, seed: int
     ) -> tuple[bool, str]:

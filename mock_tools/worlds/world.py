@@ -270,14 +270,13 @@ class WorldEngine:
         self, state: State, assertion: EnvAssertion, *, now: datetime, task: str | None, seed: int
     ) -> tuple[bool, str]:
         """Whether ``assertion`` holds on ``state`` (the call run on it, its effect discarded)
-        and what the call answered. A call of no tool of this world is a
-        ``WorldDefinitionError``."""
+        and what the call answered. An assertion this world cannot run
+        (``env_assertion_problem``) is a ``WorldDefinitionError``."""
+        problem = self.env_assertion_problem(assertion)
         d = self.find_tool(assertion.call)
-        if d is None:
+        if problem is not None or d is None:
             raise WorldDefinitionError(
-                f"task {task!r}: env assertion {assertion.call!r} is no tool of world "
-                f"{self.name!r}",
-                self.source,
+                f"task {task!r}: env assertion {assertion.call!r}: {problem}", self.source
             )
         canon = canonical_args(assertion.args, d.parameters)
         answer = self.execute(
@@ -287,6 +286,17 @@ class WorldEngine:
             return False, f"the call failed: {answer.error}"
         got = answer.body
         return _same_value(got, assertion.value), f"answered {got!r}"
+
+    def env_assertion_problem(self, assertion: EnvAssertion) -> str | None:
+        """Why this world cannot run ``assertion`` (None: it can): its call is no tool of the
+        world, or a tool of the other side than its ``side`` (the agent's or the user's)."""
+        d = self.find_tool(assertion.call)
+        if d is None:
+            return f"no tool of world {self.name!r}"
+        side = "user" if d.user else "agent"
+        if side != assertion.side:
+            return f"on the {assertion.side}'s side, but {d.name} is the {side}'s tool"
+        return None
 
     def user_functions(self) -> list[dict[str, Any]]:
         """The user's tools as functions a user model is offered (OpenAI's shape)."""
@@ -374,5 +384,5 @@ def _json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)

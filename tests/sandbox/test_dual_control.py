@@ -20,6 +20,7 @@ from agents.trajectory import Status
 from agents.users.model_user import ModelUser
 from agents.users.persona import PersonaUserModel
 from mock_tools import Suite, create_app, in_process_client, load_suite
+from mock_tools.validate import validate_suite
 from mock_tools.worlds import Context, World, read
 from mock_tools.worlds.state import State
 from mock_tools.worlds.task import EnvAssertion
@@ -124,7 +125,8 @@ def test_an_env_assertions_value_tells_true_from_1(suite: Suite) -> None:
     kw: dict[str, Any] = {"now": world.clock(None, "test"), "task": "tap_to_pay", "seed": 0}
 
     def holds(value: Any, call: str = "open_app", **args: Any) -> bool:
-        want = EnvAssertion(call=call, args=args, side="user", value=value)
+        side = "user" if call == "open_app" else "agent"
+        want = EnvAssertion(call=call, args=args, side=side, value=value)
         return world.env_assertion(state, want, **kw)[0]
 
     assert holds({"blocked": True, "contactless": False})
@@ -175,6 +177,62 @@ def test_an_env_assertion_compares_numbers_as_json_and_never_with_booleans(
     check = EnvAssertion(call="reading", args={"meter_id": "M-1"}, value=want)
     kw: dict[str, Any] = {"now": engine.default_now, "task": None, "seed": 0}
     assert engine.env_assertion(engine.base, check, **kw)[0] is holds
+
+
+def _edited(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
+    """A copy of cardworld with its tasks file edited (each ``(old, new)`` must be found)."""
+    folder = shutil.copytree(CARDS, tmp_path / name)
+    tasks = folder / "tasks" / "tasks.yaml"
+    text = tasks.read_text()
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    tasks.write_text(text)
+    return folder
+
+
+GOLD_SWITCH = "api: set_contactless, args: {enabled: true}, by: user"
+ACT = "act: [{api: set_contactless, args: {enabled: true}}]"
+ASSERTED = "{call: open_app, side: user, value: {blocked: false, contactless: true}}"
+
+
+@pytest.mark.parametrize(
+    ("edits", "error"),
+    [
+        # the user route refuses these arguments (422): the gold must not make such a call
+        (
+            [(GOLD_SWITCH, GOLD_SWITCH.replace("true", "maybe"))],
+            "reference step 3 cards/set_contactless: arguments enabled: 'maybe' is not of type "
+            "'boolean'",
+        ),
+        (
+            [(ACT, ACT.replace("true", "maybe"))],
+            "user act 1 set_contactless: arguments enabled: 'maybe' is not of type 'boolean'",
+        ),
+        (
+            [(ACT, ACT.replace("set_contactless", "unblock_card"))],
+            "user act 1 unblock_card: the world has no such user tool",
+        ),
+        # side: user on the agent's tool, side: agent (the default) on the user's
+        (
+            [(ASSERTED, "{call: get_card, side: user, args: {card_id: K-1}, value: true}")],
+            "env assertion 1 get_card: on the user's side, but get_card is the agent's tool",
+        ),
+        (
+            [(ASSERTED, ASSERTED.replace("side: user, ", ""))],
+            "env assertion 1 open_app: on the agent's side, but open_app is the user's tool",
+        ),
+        (
+            [(ASSERTED, "{call: get_card, args: {card: K-1}, value: true}")],
+            "env assertion 1 get_card: arguments (root): 'card_id' is a required property",
+        ),
+    ],
+)
+def test_validate_checks_the_users_calls_and_env_assertions_against_the_tools(
+    tmp_path: Path, edits: list[tuple[str, str]], error: str
+) -> None:
+    report = validate_suite(_edited(tmp_path, "edited", *edits))
+    assert any(e.endswith(error) for e in report.errors), report.errors
 
 
 def _run(suite_dir: Path, out: Path, run_id: str, *extra: str) -> Path:
