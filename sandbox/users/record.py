@@ -8,7 +8,8 @@ may share it and a killed run loses at most the answer it was writing. ``Recorde
 from it first; a transcript it does not hold is a **user miss**, which the run's ``user.miss``
 decides: ``error`` (a user failure: nothing is asked), ``live`` (the user model is asked and its
 answer recorded) or ``scripted`` (the task's script answers, not recorded). Failures are never
-recorded: a later run asks again.
+recorded: a later run asks again. A line that is no JSON (a killed run's torn last line) is
+skipped; one that is JSON but no turn (edited by hand) is a miss that names its line and field.
 
 Dual control: a recorded answer whose user called its own tools is served by making the same
 calls again, in order, on this episode's state (so the world is where the user left it) and
@@ -16,7 +17,8 @@ comparing what they return with the record: every call answered as recorded, the
 answer stands; one answered differently is a miss at that call (``error``: a user failure that
 names it; ``live``: the user model goes on from the calls made, told what they returned; its
 answer is not recorded, the key holding the first; ``scripted``: as ``error``, a script has no
-tools). May import the libraries only.
+tools). A recorded call without its answer is made again and is a miss. May import the
+libraries only.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from agents.model import Message
 from agents.trajectory import StepCall
@@ -55,14 +59,27 @@ class UserRecord:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._turns: dict[str, dict[str, Any]] = {}
+        self._invalid: dict[str, str] = {}
         if self.path.is_file():
             with self.path.open("rb") as fh:
-                for line in fh:
+                for n, line in enumerate(fh, 1):
                     try:
                         entry = json.loads(line)
-                        self._turns.setdefault(str(entry["key"]), dict(entry["turn"]))
-                    except (ValueError, KeyError, TypeError):
+                        key, turn = str(entry["key"]), dict(entry["turn"])
+                    except (ValueError, KeyError, TypeError, RecursionError):
                         continue  # a torn last line of a killed run: the answer is asked again
+                    if key in self._turns:
+                        continue
+                    try:
+                        UserTurn.model_validate(turn)
+                    except ValidationError as e:  # edited by hand: a miss that names it
+                        err = e.errors()[0]
+                        at = ".".join(map(str, err["loc"])) or "turn"
+                        self._invalid.setdefault(
+                            key, f"{self.path.name} line {n}: {at}: {err['msg']}"
+                        )
+                        continue
+                    self._turns[key] = turn
 
     def __len__(self) -> int:
         return len(self._turns)
@@ -70,6 +87,11 @@ class UserRecord:
     def get(self, key: str) -> UserTurn | None:
         found = self._turns.get(key)
         return None if found is None else UserTurn.model_validate(found)
+
+    def invalid(self, key: str) -> str | None:
+        """Why the record's answer under ``key`` is no turn (file, line, field), if it holds
+        one that is not (a line edited by hand); the answer is then not recorded."""
+        return None if key in self._turns else self._invalid.get(key)
 
     def put(self, key: str, task: str, user_model: str, turn: UserTurn) -> None:
         """Keep ``turn`` under ``key`` (the first answer kept wins)."""
@@ -121,11 +143,13 @@ class RecordedUser:
         if found is not None:
             return found.model_copy(update={"source": "record"})
         if self.miss == "error":
-            return UserTurn(
-                source="record",
-                failure="user_miss: the user record holds no answer to this transcript "
-                "(--user-miss error)",
+            invalid = self.record.invalid(key)
+            held = (
+                "the user record holds no answer to this transcript"
+                if invalid is None
+                else f"the record's answer to this transcript is no turn ({invalid})"
             )
+            return UserTurn(source="record", failure=f"user_miss: {held} (--user-miss error)")
         if self.miss == "scripted":
             if self.scripted is None:
                 return UserTurn(
@@ -159,16 +183,19 @@ class RecordedUser:
         made: list[StepCall] = []
         for call in found.calls:
             recorded = call.observation
-            if call.args is None or recorded is None or recorded.provenance == "invalid":
+            if call.args is None or (recorded is not None and recorded.provenance == "invalid"):
                 made.append(call)  # never sent: answered with its error again
                 continue
             obs = await tools.call(call.name, call.args)
             made.append(call.model_copy(update={"observation": obs}))
             if obs.infra:
                 return UserTurn(source="record", calls=made)  # the step stops: infrastructure
-            if obs.content != recorded.content:
+            if recorded is None or obs.content != recorded.content:
                 what = (
-                    f"user_miss: the user's call {call.name} answered differently than "
+                    f"user_miss: the user's call {call.name} has no recorded answer (the "
+                    "record was edited)"
+                    if recorded is None
+                    else f"user_miss: the user's call {call.name} answered differently than "
                     "recorded (the world is elsewhere than when the answer was recorded)"
                 )
                 if self.miss == "live":

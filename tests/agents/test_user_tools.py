@@ -231,3 +231,55 @@ async def test_the_persona_player_makes_the_call_it_is_asked_for_once_and_report
     seen = transcript_for([OPENING[0]], [reply, answer, again])
     turn = await user.reply(seen, phone)
     assert len(phone.calls) == 1 and turn.calls == []
+
+
+async def _recorded(tmp_path: Path) -> Path:
+    """A record of one turn whose user toggled roaming (the turn's line first)."""
+    live = ModelUser(ScriptedModel([toggle(), Turn(content="Roaming is on.")]), "p", name="m")
+    await RecordedUser(live, UserRecord(tmp_path / "users.jsonl"), _task()).reply(OPENING, Phone())
+    return tmp_path / "users.jsonl"
+
+
+def _edit(path: Path, edit: Any) -> None:
+    entry = json.loads(path.read_text().splitlines()[0])
+    edit(entry["turn"])
+    path.write_text(json.dumps(entry) + "\n")
+
+
+async def test_a_recorded_turn_edited_into_no_turn_is_a_miss_naming_its_line(
+    tmp_path: Path,
+) -> None:
+    # calls.0.args a string: the record's pydantic error was the user's failure (user_error,
+    # several lines, marked live), as if the user model had failed
+    path = await _recorded(tmp_path)
+    _edit(path, lambda turn: turn["calls"][0].update(args="on"))
+    strict = RecordedUser(
+        ModelUser(ScriptedModel([]), "p", name="m"), UserRecord(path), _task(), miss="error"
+    )
+    turn = await strict.reply(OPENING, Phone())
+    assert turn.failure is not None and "\n" not in turn.failure
+    assert turn.failure.startswith("user_miss: the record's answer to this transcript is no")
+    assert "users.jsonl line 1: calls.0.args: Input should be a valid dictionary" in turn.failure
+    assert turn.source == "record"
+    # under --user-miss live the model is asked, and its answer recorded is the one read next
+    model = ScriptedModel([Turn(content="Roaming? It is off.")])
+    lenient = RecordedUser(ModelUser(model, "p", name="m"), UserRecord(path), _task())
+    assert (await lenient.reply(OPENING, Phone())).content == "Roaming? It is off."
+    again = RecordedUser(
+        ModelUser(ScriptedModel([]), "p", name="m"), UserRecord(path), _task(), miss="error"
+    )
+    assert (await again.reply(OPENING, Phone())).content == "Roaming? It is off."
+
+
+async def test_a_recorded_call_without_its_answer_is_made_and_is_a_miss(tmp_path: Path) -> None:
+    # the call was kept unsent and the recorded answer stood: the world never saw the toggle
+    path = await _recorded(tmp_path)
+    _edit(path, lambda turn: turn["calls"][0].update(observation=None))
+    phone = Phone()
+    strict = RecordedUser(
+        ModelUser(ScriptedModel([]), "p", name="m"), UserRecord(path), _task(), miss="error"
+    )
+    turn = await strict.reply(OPENING, phone)
+    assert phone.calls == [("toggle_roaming", {})]
+    assert turn.failure is not None and turn.failure.startswith("user_miss")
+    assert "toggle_roaming has no recorded answer" in turn.failure
