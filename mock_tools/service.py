@@ -48,7 +48,7 @@ from mock_tools.history import WriteHistories, write_apis
 from mock_tools.json_numbers import finite_json
 from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
-from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver
+from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver, standardize
 from mock_tools.overlay import OverlayStore
 from mock_tools.plugins import PluginFailed, plugin_code
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
@@ -421,7 +421,10 @@ class MockToolService:
         tools: they are not in the catalog."""
         if self.worlds is None:
             raise Rejected(404, "unknown_api", "this suite has no world, so no user tools")
-        tool = self.worlds.engine.user_tools.get(api)
+        tools = self.worlds.engine.user_tools
+        tool = tools.get(api) or next(  # a name with "/" comes standardised, as an agent's
+            (d for name, d in tools.items() if "/" in name and standardize(name) == api), None
+        )
         if tool is None:
             known = ", ".join(self.worlds.engine.user_tools) or "none"
             raise Rejected(
@@ -443,11 +446,13 @@ class MockToolService:
             raise Rejected(
                 422,
                 "invalid_arguments",
-                f"arguments of the user's tool {api} do not match its schema",
+                f"arguments of the user's tool {tool.name} do not match its schema",
                 violations=violations,
             )
         ctx = CallContext(scenario=found.task, scope=session)
-        return await self._world_call(api, canon, dumps_canonical(canon), found.calls + 1, ctx)
+        return await self._world_call(
+            tool.name, canon, dumps_canonical(canon), found.calls + 1, ctx
+        )
 
     async def _world_call(
         self, api: str, canon: dict[str, Any], key: str, occurrence: int, ctx: CallContext
