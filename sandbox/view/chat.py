@@ -9,7 +9,8 @@ when there is no chosen path), and the user's answer below that end, if any. In 
   the answer came from; a turn that names none is the script's, the default), its ``signal``
   (the user ended the conversation), the functions it ``reveal``s, and its ``failure``;
 - ``calls``: a node of the path that called functions (its thought, and the node: the page shows
-  each call, its observation and, in a world, the records it changed);
+  each call, its observation and, in a world, the records it changed); a user node's own calls
+  (dual control) come before its text;
 - ``agent``: what the agent said to the user (a text turn, a ``Finish``'s answer);
 - ``note``: a give-up, an unusable turn or a failed model call on the path.
 
@@ -102,5 +103,10 @@ def chat(traj: Trajectory, query: str | None = None) -> list[ChatEntry] | None:
     opening = query if query is not None else _opening(traj)
     entries = [ChatEntry(role="user", text=opening, source="task")]
     for node in _path(traj):
-        entries += [_user(node)] if node.kind == "user" else _said(node)
+        if node.kind != "user":
+            entries += _said(node)
+            continue
+        if node.calls:  # dual control: the user's calls of its own tools, made before it answered
+            entries.append(ChatEntry(role="calls", node=node.id))
+        entries.append(_user(node))
     return entries

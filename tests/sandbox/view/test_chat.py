@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from agents.trajectory import Component, Node, Status, Trajectory
+from agents.toolenv import Observation
+from agents.trajectory import Component, Node, Status, StepCall, Trajectory
 from sandbox.cli import main
 from sandbox.store import read_trajectories
 from sandbox.view.app import create_app
@@ -143,6 +144,34 @@ def test_a_give_up_and_a_revealed_function_show_in_the_chat() -> None:
         ("note", "invalid: no usable call"),
         ("note", "gave up"),
     ]
+
+
+def test_the_users_own_calls_show_before_its_answer() -> None:
+    """Dual control: the user's calls of its own tools changed the world; the chat showed only
+    its text, as if the agent's reply alone had done it."""
+    switched = StepCall(
+        id="act-1",
+        name="set_contactless",
+        arguments='{"enabled": true}',
+        args={"enabled": True},
+        observation=Observation(ok=True, content='{"error": "", "response": {"on": true}}'),
+    )
+    nodes = [
+        Node(id=0, kind="thought", content="Could you switch contactless on?"),
+        Node(id=1, parent=0, kind="user", content="Done.", user={"source": "persona"}),
+        Node(id=2, parent=1, kind="thought", content="Anything else?"),
+    ]
+    nodes[1].calls = [switched]
+    entries = chat(_traj(nodes, [0, 1, 2]), "Tap fails.")
+    assert entries is not None
+    assert [(e.role, e.node) for e in entries] == [
+        ("user", None),
+        ("agent", 0),
+        ("calls", 1),
+        ("user", 1),
+        ("agent", 2),
+    ]
+    assert entries[3].text == "Done." and entries[2].text == ""
 
 
 def _forgetful(body: dict[str, Any]) -> Any:
