@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import gc
 import hashlib
+import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -411,8 +412,17 @@ def _model(cls: type[BaseModel], data: Any, f: Path | str, index: int | None = N
         return cls.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
+        parts, msg = list(err["loc"]), err["msg"]
+        if parts[-1:] == ["[key]"] and (err["input"] is None or isinstance(err["input"], bool)):
+            # pydantic places a key it refuses as its index; YAML made it a boolean or null
+            read = json.dumps(err["input"])
+            parts = [*parts[:-2], "[key]"]
+            msg = (
+                f"a key YAML read as {read}, not as text: an unquoted on, off, yes, no, true, "
+                'false, null or ~ is one; quote it ("on": ...)'
+            )
+        loc = ".".join(str(x) for x in parts)
         if index is not None:
             loc = f"[{index}].{loc}" if loc else f"[{index}]"
         more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
-        raise SuiteError(err["msg"] + more, file=str(f), field=loc or None) from e
+        raise SuiteError(msg + more, file=str(f), field=loc or None) from e

@@ -20,6 +20,7 @@ from agents.trajectory import Status
 from agents.users.model_user import ModelUser
 from agents.users.persona import PersonaUserModel
 from mock_tools import Suite, create_app, in_process_client, load_suite
+from mock_tools.errors import SuiteError
 from mock_tools.validate import validate_suite
 from mock_tools.worlds import Context, World, read
 from mock_tools.worlds.state import State
@@ -266,6 +267,34 @@ async def test_a_user_tool_whose_name_holds_a_slash_is_reached_by_the_users_env(
         obs = await env.call_as_user("app/set contactless", {"enabled": True})
         assert obs.ok, obs.content
         assert json.loads(obs.content)["response"] == {"contactless": True}
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "read"),
+    [
+        (
+            (ACT, "act: [{api: set_contactless, args: {on: true}}]"),
+            "user.persona.act.0.args",
+            "true",
+        ),
+        (
+            (ASSERTED, "{call: open_app, side: user, args: {no: 1}}"),
+            "env_assertions.0.args",
+            "false",
+        ),
+        ((ASSERTED, "{call: open_app, side: user, args: {~: 1}}"), "env_assertions.0.args", "null"),
+    ],
+)
+def test_a_key_yaml_reads_as_a_boolean_is_named_as_such(
+    tmp_path: Path, edit: tuple[str, str], field: str, read: str
+) -> None:
+    """YAML 1.1 reads an unquoted `on:` as true: the error said `args.1.[key]: Input should be a
+    valid string`, naming neither the key nor why."""
+    with pytest.raises(SuiteError) as e:
+        load_suite(_edited(tmp_path, "yaml", edit))
+    message = str(e.value)
+    assert f"{field}.[key]: a key YAML read as {read}, not as text" in message
+    assert 'quote it ("on": ...)' in message and "\n" not in message
 
 
 def _run(suite_dir: Path, out: Path, run_id: str, *extra: str) -> Path:
