@@ -347,8 +347,15 @@ def _check_task(
         at = f"{where}: reference step {n} {step.tool}/{step.api}"
         if step.by == "user":  # the user's own tool (dual control): the world's, not offered
             world = suite.world
+            player = task.user.persona if task.user is not None else None
             if world is None or step.tool != world.name or step.api not in world.user_tools:
                 errors.append(f"{at}: a step by the user, but the world has no such user tool")
+            elif player is None:
+                who = "a script" if task.user is not None else "no conversation's"
+                errors.append(
+                    f"{at}: a step by the user, but the task's user is {who}, which makes no "
+                    "calls (give it a persona)"
+                )
             else:
                 errors.extend(_user_call_errors(at, world, step.api, step.args))
             continue

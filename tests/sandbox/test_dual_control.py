@@ -192,6 +192,7 @@ def _edited(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
     return folder
 
 
+PERSONA = (CARDS / "tasks" / "tasks.yaml").read_text().split("  user:\n")[1].split("  world:")[0]
 GOLD_SWITCH = "api: set_contactless, args: {enabled: true}, by: user"
 ACT = "act: [{api: set_contactless, args: {enabled: true}}]"
 ASSERTED = "{call: open_app, side: user, value: {blocked: false, contactless: true}}"
@@ -213,6 +214,12 @@ ASSERTED = "{call: open_app, side: user, value: {blocked: false, contactless: tr
         (
             [(ACT, ACT.replace("set_contactless", "unblock_card"))],
             "user act 1 unblock_card: the world has no such user tool",
+        ),
+        # a scripted user has no tools: the gold's call by the user could never be made
+        (
+            [(PERSONA, "    script: [{say: Done.}]\n")],
+            "reference step 3 cards/set_contactless: a step by the user, but the task's user is "
+            "a script, which makes no calls (give it a persona)",
         ),
         # side: user on the agent's tool, side: agent (the default) on the user's
         (
