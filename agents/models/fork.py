@@ -2,7 +2,8 @@
 
 "What would another model have done from here?" The recorded prefix is served by a
 ``ReplayModel`` over a trajectory cut to those K steps; every request whose history already
-holds K assistant turns goes to ``live``.
+holds the prefix's assistant turns (its steps but the user's answers of a conversation) goes to
+``live``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ class ForkModel:
             raise ValueError(f"the recorded path has only {steps} steps (asked for {until_step})")
         self.until_step = until_step
         self.live = live
-        self.replay = ReplayModel(prefix_trajectory(trajectory, until_step))
+        prefix = prefix_trajectory(trajectory, until_step)
+        self.turns = sum(1 for n in prefix.nodes if n.kind != "user")
+        """The model's turns among the prefix's steps (a conversation's user nodes are steps of
+        the path, answered by the episode's user, not turns of the model)."""
+        self.replay = ReplayModel(prefix)
         self.name = f"fork({until_step} steps of {trajectory.model.name} -> {live.name})"
 
     @property
@@ -44,6 +49,6 @@ class ForkModel:
         tools: list[dict[str, Any]],
         params: dict[str, Any] | None = None,
     ) -> Turn:
-        if len(assistant_turns(messages)) < self.until_step:
+        if len(assistant_turns(messages)) < self.turns:
             return await self.replay.complete(messages, tools, params)
         return await self.live.complete(messages, tools, params)

@@ -28,6 +28,7 @@ from mock_tools.worlds.task import EnvAssertion
 from mock_tools.worlds.world import WorldEngine
 from sandbox.cli import main
 from sandbox.eval.world_verdict import world_verdict
+from sandbox.replay import fork_run
 from sandbox.store import read_trajectories
 from sandbox.tool_envs.http import WorldToolEnv
 from tests.agents.models.openai_server import ScriptedOpenAIServer, text_reply, tool_call_reply
@@ -344,6 +345,26 @@ def test_the_reference_and_the_persona_play_the_gold_conversation_and_replay_it(
     capsys.readouterr()
     assert main(["replay", str(run)]) == 0
     assert "REPRODUCED: 1/1 episodes identical" in capsys.readouterr().out
+
+
+def test_a_fork_of_a_dual_control_conversation_replays_any_prefix_of_its_path(
+    tmp_path: Path, suite: Suite
+) -> None:
+    """Steps of a path count the user's nodes, the replayed prefix counted the agent's turns:
+    a fork whose prefix held a user node asked the recording for a turn it never had
+    (replay_divergence)."""
+    assert suite.path is not None
+    run = _run(Path(suite.path), tmp_path / "runs", "gold", "--agent", "react")
+    (recorded,) = read_trajectories(run)
+    kinds = [recorded.node(i).kind for i in recorded.chosen_path]
+    assert kinds.count("user") == 2 and kinds[-1] == "user"
+    for k in range(1, len(kinds) + 1):
+        forked = fork_run(
+            run, task="tap_to_pay", until_step=k, then_model="reference", out=tmp_path / "forks"
+        )
+        (traj,) = read_trajectories(forked.path)
+        assert (traj.status, traj.end_reason) == (Status.answered, "answered"), (k, traj.errors)
+        assert traj.world is not None and all(c["passed"] for c in traj.world["checks"])
 
 
 def test_an_agent_that_never_asks_the_user_fails_the_env_assertion(
