@@ -65,11 +65,11 @@ class UserProvider:
 
     async def probe(self, tasks: list[Task]) -> None:
         """Build and check every user model the tasks need, before the first episode. Under
-        ``--user-miss error`` a model-played user is never asked (its record answers, or the
-        episode is a user miss), so its endpoint is not checked: ``sandbox replay`` and a run
-        from a record need none."""
+        ``--user-miss error`` or ``scripted`` a model-played user is never asked (its record
+        answers, else the episode is a user miss or the script answers), so its endpoint is
+        not checked: ``sandbox replay`` and a run from a record need none."""
         for name in self.names(tasks):
-            if name in OFFLINE_USERS or self.config.user.miss != "error":
+            if name in OFFLINE_USERS or self.config.user.miss == "live":
                 await self._provider(name).probe()
 
     def for_episode(self, task: Task, *, seed: int, trial: int) -> User | None:

@@ -1,10 +1,12 @@
-"""Under ``--user-miss error`` the user model is never asked, so nothing needs its endpoint.
+"""Under ``--user-miss error`` or ``scripted`` the user model is never asked, so nothing needs
+its endpoint.
 
 What it protects: a run made with a model-played user on an endpoint, without
 ``--model-cache``, is replayed by ``sandbox replay`` (which answers the user from the run's own
 trajectories under ``--user-miss error``) and run again from its user record under
-``--user-miss error``, both with the endpoint stopped: neither probes the user model before its
-first episode (before, each stopped at the probe: "cannot reach" the endpoint nobody asks).
+``--user-miss error`` and ``scripted``, all with the endpoint stopped: none probes the user model
+before its first episode (before, each stopped at the probe: "cannot reach" the endpoint nobody
+asks).
 """
 
 from __future__ import annotations
@@ -53,3 +55,9 @@ def test_runs_under_user_miss_error_need_no_user_endpoint(
     assert main(again) == 0
     second = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert second["by_status"] == {"answered": 1}
+    # --user-miss scripted never asks the model either: a miss is the script's (a persona task
+    # has none, so a miss is a user failure), and the endpoint is not probed
+    scripted = [*argv, *user, "--user-miss", "scripted", "--out", str(tmp_path / "three")]
+    assert main(scripted) == 0
+    third = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert third["by_status"] == {"answered": 1}
