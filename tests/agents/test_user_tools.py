@@ -283,3 +283,15 @@ async def test_a_recorded_call_without_its_answer_is_made_and_is_a_miss(tmp_path
     assert phone.calls == [("toggle_roaming", {})]
     assert turn.failure is not None and turn.failure.startswith("user_miss")
     assert "toggle_roaming has no recorded answer" in turn.failure
+
+
+async def test_a_record_line_nested_too_deep_for_json_is_skipped_as_a_torn_one(
+    tmp_path: Path,
+) -> None:
+    # json.loads raised RecursionError, which the loader did not catch: the run stopped with a
+    # traceback before its first episode
+    path = await _recorded(tmp_path)
+    deep = '{"key": "k", "turn": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    path.write_text(deep + path.read_text())
+    record = UserRecord(path)
+    assert len(record) == 1 and record.invalid("k") is None
