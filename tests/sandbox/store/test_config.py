@@ -129,6 +129,7 @@ def test_secret_settings_are_marked_on_the_field_and_recorded_redacted() -> None
         "tools.miss_options",
         "tools.transport_options",
         "executor.options",
+        "eval.judge",
     }
     assert set(SECRET_FIELDS) <= set(RESUMABLE_OVERRIDES)
     config = RunConfig(
