@@ -178,13 +178,16 @@ class Tau2Worker:
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         deadline = None if seconds is None else time.monotonic() + seconds
+        # poll, not select: select refuses a descriptor numbered 1024 or more, which a process
+        # holding many files (a long run, a test session) gives the worker's pipe
+        waiting = select.poll()
+        waiting.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while "\n" not in self._buffer:
             if deadline is not None and time.monotonic() > deadline:
                 raise WorldDefinitionError(
                     f"τ²'s worker did not answer within {seconds:g} s", self.checkout
                 )
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if not ready:
+            if not waiting.poll(50):
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:

@@ -411,3 +411,31 @@ def test_a_dual_control_run_plays_the_gold_and_exports_the_users_calls_as_taus(
     capsys.readouterr()
     assert main(["replay", str(run)]) == 0
     assert "REPRODUCED: 2/2 episodes identical" in capsys.readouterr().out
+
+
+def test_the_worker_answers_when_its_pipe_is_a_descriptor_above_1024(suite_dir: Path) -> None:
+    """A process holding many files (a long run, a test session) gives the worker's pipes high
+    descriptor numbers, which ``select.select`` refuses ("filedescriptor out of range")."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this machine allows {hard} open files, too few to pass 1024")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held: list[int] = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.dup(0))
+        engine = load_suite(suite_dir).world
+        assert isinstance(engine, Tau2Engine)
+        engine.worker.stop()
+        try:
+            found = engine.worker.request({"op": "describe"}, 60)
+            assert found["domain"] == "library"
+        finally:
+            engine.worker.stop()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
