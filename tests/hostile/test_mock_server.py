@@ -4,6 +4,7 @@ of a call route is documented, and no body or header makes a call route answer 5
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 from typing import Any
@@ -17,7 +18,12 @@ from mock_tools.json_body import MAX_DEPTH
 from tests.hostile.conftest import MINI, serving
 
 
+@functools.lru_cache(maxsize=1)
 def _suite() -> Any:
+    """The mini suite, loaded once: each load keeps its recording index's files open for as long
+    as an app of it lives, and FastAPI's callable caches keep up to thousands of apps' endpoints
+    (and so their suites) alive, so a suite per hypothesis example held ~900 descriptors open
+    for the rest of the test session (enough to push later tests' pipes past select()'s 1024)."""
     return load_suite(MINI)
 
 
