@@ -5,10 +5,10 @@ dot (or starting with a quote) is written in double quotes (``orders."A.1".statu
 indexes a list; ``*`` in a path matches every key (every record in the id place). The value at a
 path that does not exist is *missing* (``exists: false`` holds, every other comparison fails).
 
-Comparisons (``StateAssertion``): ``equals`` / ``not_equals`` (JSON equality; 1 equals 1.0),
-``one_of`` (a list of values), ``contains`` (a substring of a string, an element of a list, a key
-of an object), ``exists``, ``gt`` / ``ge`` / ``lt`` / ``le`` (numbers only), and ``count`` (how
-many records match ``where``, or how many keys a ``*`` matched).
+Comparisons (``StateAssertion``): ``equals`` / ``not_equals`` (JSON equality: 1 equals 1.0, true
+is not 1), ``one_of`` (a list of values), ``contains`` (a substring of a string, an element of a
+list, a key of an object), ``exists``, ``gt`` / ``ge`` / ``lt`` / ``le`` (numbers only), and
+``count`` (how many records match ``where``, or how many keys a ``*`` matched).
 
 ``diff_states(initial, final, gold)`` compares at the level of leaf paths (a record flattened to
 its fields) and sorts every differing path into what the agent changed that the gold did not
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mock_tools.worlds.state import BOOKKEEPING, State
+from mock_tools.worlds.state import BOOKKEEPING, State, json_equal
 from mock_tools.worlds.task import StateAssertion
 
 __all__ = [
@@ -132,16 +132,18 @@ def compare(value: Any, comparison: str, expected: Any) -> bool:
     if value is MISSING:
         return False
     if comparison == "equals":
-        return bool(value == expected)
+        return json_equal(value, expected)
     if comparison == "not_equals":
-        return bool(value != expected)
+        return not json_equal(value, expected)
     if comparison == "one_of":
-        return any(value == e for e in expected)
+        return any(json_equal(value, e) for e in expected)
     if comparison == "contains":
         if isinstance(value, str):
             return isinstance(expected, str) and expected in value
-        if isinstance(value, (list, dict)):
-            return expected in value
+        if isinstance(value, list):
+            return any(json_equal(item, expected) for item in value)
+        if isinstance(value, dict):
+            return isinstance(expected, str) and expected in value
         return False
     if not (_number(value) and _number(expected)):
         return False
@@ -206,7 +208,7 @@ def _where(state: State, path: str, where: dict[str, Any]) -> list[tuple[str, An
     for rid in state.ids(collection):
         record = state.raw(collection, rid)
         if isinstance(record, dict) and all(
-            _leaf(record, k) == v if "." in k else record.get(k, MISSING) == v
+            json_equal(_leaf(record, k) if "." in k else record.get(k, MISSING), v)
             for k, v in where.items()
         ):
             out.append((rid, record))

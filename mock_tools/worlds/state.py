@@ -398,3 +398,15 @@ def _loads(text: str) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equal as JSON values: numbers by value (``1`` and ``1.0`` alike), but ``true`` is not
+    ``1`` and ``false`` not ``0`` (Python's ``True == 1`` would have them equal)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 from mock_tools.canonical import canonical_args, dumps_canonical
 from mock_tools.models import ApiSpec, ToolSpec
 from mock_tools.worlds.errors import CallTimedOut, ToolError, WorldDefinitionError
-from mock_tools.worlds.state import Change, State, StateError, Tx, canonical_record
+from mock_tools.worlds.state import Change, State, StateError, Tx, canonical_record, json_equal
 from mock_tools.worlds.task import EnvAssertion, TaskWorld
 from mock_tools.worlds.tools import ToolDef, is_tool, source_of, tool_def
 
@@ -373,16 +373,6 @@ def _same_value(got: Any, want: Any) -> bool:
     """Equal as canonical JSON values (``1`` and ``1.0`` alike, as records compare; ``true``
     and ``1`` not, as Python's ``True == 1`` would have them)."""
     try:
-        return _json_equal(json.loads(canonical_record(got)), json.loads(canonical_record(want)))
+        return json_equal(json.loads(canonical_record(got)), json.loads(canonical_record(want)))
     except StateError:
         return False
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
