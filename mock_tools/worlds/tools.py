@@ -17,8 +17,9 @@ A tool marked ``user=True`` belongs to the user of a conversation (τ²'s dual c
 customer's own phone): the user model is offered it and calls it on the episode's session; the
 agent is never offered it and cannot call it.
 
-A tool without a docstring or with an unannotated parameter is a ``WorldDefinitionError`` naming
-its file and line. Imports nothing of the project but the worlds' errors.
+A tool without a docstring, with an unannotated parameter or with a name that is no function name
+(``FUNCTION_NAME``: letters, digits, ``_`` and ``-``, at most 64) is a ``WorldDefinitionError``
+naming its file and line. Imports nothing of the project but the worlds' errors.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = ["ToolDef", "ToolKind", "is_tool", "read", "tool_def", "write"]
 
 ToolKind = Literal["read", "write"]
 _MARK = "__world_tool__"
+FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""The names a tool may have: what OpenAI's API accepts as a function's name."""
 _SECTION = re.compile(
     r"^\s*(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Example|Examples|Note|Notes):\s*$"
 )
@@ -111,6 +114,12 @@ def tool_def(fn: Callable[..., Any], *, method: bool) -> ToolDef:
     mark: _Mark = getattr(fn, _MARK)
     where = source_of(fn)
     name = mark.name or fn.__name__
+    if not FUNCTION_NAME.fullmatch(name):
+        raise WorldDefinitionError(
+            f"tool {name!r}: a tool's name is a function name the model calls it by: letters, "
+            "digits, _ and - only, at most 64 (what OpenAI-compatible APIs accept)",
+            where,
+        )
     doc = inspect.getdoc(fn)
     if not doc or not doc.strip():
         raise WorldDefinitionError(f"tool {name!r} has no docstring (its description)", where)

@@ -234,3 +234,19 @@ def test_parameters_and_fields_named_title_keep_their_names() -> None:
     assert d.parameters["required"] == ["title", "lines"]
     line = d.parameters["$defs"]["Line"]
     assert set(line["properties"]) == {"title", "qty"} and "title" not in line  # the name stays
+
+
+@pytest.mark.parametrize("name", ["get card", "get.card", "x" * 65, "carte_à_puce"])
+def test_a_tool_name_that_is_no_function_name_is_refused_where_it_is_written(name: str) -> None:
+    """OpenAI-compatible APIs refuse a function named with a space or a dot (vLLM and the offline
+    models take it): a world's tools must be callable by every model it is offered to."""
+
+    class Named(World):
+        @read(name=name)
+        def card(self, ctx: Context) -> str:
+            """The card."""
+            return "K-1"
+
+    with pytest.raises(WorldDefinitionError, match="is a function name the model calls") as e:
+        Named.tool_defs()
+    assert e.value.file is not None and "test_world_tools.py:" in e.value.file
