@@ -48,7 +48,7 @@ from mock_tools.history import WriteHistories, write_apis
 from mock_tools.json_numbers import finite_json
 from mock_tools.miss import ErrorPolicy, Miss, MissAnswer, MissPolicy, build_miss_policy
 from mock_tools.models import FaultConfig, Provenance, Recording, Response, Source
-from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver, standardize
+from mock_tools.names import NAME_MAX, RAW_ARGUMENTS, NameResolver
 from mock_tools.overlay import OverlayStore
 from mock_tools.plugins import PluginFailed, plugin_code
 from mock_tools.single_flight import DEFAULT_FAILURE_HOLD, SingleFlight
@@ -367,18 +367,7 @@ class MockToolService:
             return
         validator = self._validator(tool, api)
         if validator is not None:
-            errors = sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
-            if errors:
-                violations = [
-                    {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
-                    for e in errors[:_MAX_VIOLATIONS]
-                ]
-                raise Rejected(
-                    422,
-                    "invalid_arguments",
-                    f"arguments of {tool}/{api} do not match its schema",
-                    violations=violations,
-                )
+            _refuse_violations(validator, canon, f"arguments of {tool}/{api}")
         remember(self._valid, memo, None, _VALID_MEMO_SIZE)
 
     async def call(
@@ -421,10 +410,7 @@ class MockToolService:
         tools: they are not in the catalog."""
         if self.worlds is None:
             raise Rejected(404, "unknown_api", "this suite has no world, so no user tools")
-        tools = self.worlds.engine.user_tools
-        tool = tools.get(api) or next(  # a name with "/" comes standardised, as an agent's
-            (d for name, d in tools.items() if "/" in name and standardize(name) == api), None
-        )
+        tool = self.worlds.engine.user_tools.get(api)  # a function name: no "/" (tools.py)
         if tool is None:
             known = ", ".join(self.worlds.engine.user_tools) or "none"
             raise Rejected(
@@ -434,21 +420,8 @@ class MockToolService:
         if found is None:
             raise Rejected(404, "unknown_session", f"no session {session!r}")
         canon = canonical_args(args, tool.parameters)
-        errors = sorted(
-            validator_for(tool.parameters)(tool.parameters).iter_errors(canon),
-            key=lambda e: list(map(str, e.path)),
-        )
-        if errors:
-            violations = [
-                {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
-                for e in errors[:_MAX_VIOLATIONS]
-            ]
-            raise Rejected(
-                422,
-                "invalid_arguments",
-                f"arguments of the user's tool {tool.name} do not match its schema",
-                violations=violations,
-            )
+        validator = validator_for(tool.parameters)(tool.parameters)
+        _refuse_violations(validator, canon, f"arguments of the user's tool {tool.name}")
         ctx = CallContext(scenario=found.task, scope=session)
         return await self._world_call(
             tool.name, canon, dumps_canonical(canon), found.calls + 1, ctx
@@ -766,3 +739,17 @@ def _made(response: Response, provenance: Provenance, occurrence: int) -> Outcom
 
 def _json_text(value: Mapping[str, Any]) -> str:
     return json.dumps(dict(value))
+
+
+def _refuse_violations(validator: Any, canon: dict[str, Any], what: str) -> None:
+    """A 422 (``invalid_arguments``) listing the first violations of ``canon`` (sorted by
+    path), if it has any."""
+    errors = sorted(validator.iter_errors(canon), key=lambda e: list(map(str, e.path)))
+    if errors:
+        violations = [
+            {"path": "/".join(map(str, e.path)) or "(root)", "message": e.message}
+            for e in errors[:_MAX_VIOLATIONS]
+        ]
+        raise Rejected(
+            422, "invalid_arguments", f"{what} do not match its schema", violations=violations
+        )

@@ -234,19 +234,14 @@ async def run_user_call(tools: UserTools, call: ToolCall) -> StepCall:
         args = None
     except RecursionError:  # the model's own text: an answer, never its failure
         args, why = None, "nested too deeply for JSON"
-    if not isinstance(args, dict):
+    if isinstance(args, dict):
+        obs = await tools.call(call.name, args)
+    else:
+        args = None
         shown = _shortened(call.arguments or "")
         message = f"the arguments of {call.name} are {why}: {shown!r}"
         content = json.dumps({"error": message, "response": ""})
         obs = Observation(ok=False, content=content, provenance="invalid", error=message)
-        return StepCall(
-            id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-            function=call.name,
-            observation=obs,
-        )
-    obs = await tools.call(call.name, args)
     return StepCall(
         id=call.id,
         name=call.name,

@@ -241,10 +241,16 @@ class HttpToolEnv:
             )
         tool, api = pair
         url = f"/tools/{_segment(tool)}/{_segment(api)}"
-        started = time.perf_counter()
+        return await self._post(url, args, self._headers, time.perf_counter())
+
+    async def _post(
+        self, url: str, args: dict[str, Any], headers: dict[str, str] | None, started: float
+    ) -> Observation:
+        """One call route's answer as an observation: a transport failure (a timeout, a server
+        out of reach) as an infrastructure one, an answer over the cap as ``reply_too_large``."""
         try:
             resp = await within_call_time(
-                self.call_timeout, self._client.post(url, json=args, headers=self._headers)
+                self.call_timeout, self._client.post(url, json=args, headers=headers)
             )
         except ToolReplyTooLarge as e:
             latency = (time.perf_counter() - started) * 1000
@@ -361,18 +367,7 @@ class WorldToolEnv(HttpToolEnv):
         except ToolEnvError as e:
             return self._transport_error(e.kind, str(e), started)
         url = f"/sessions/{quote(self.session, safe='')}/user/{_segment(name)}"
-        try:
-            resp = await within_call_time(self.call_timeout, self._client.post(url, json=args))
-        except ToolReplyTooLarge as e:
-            latency = (time.perf_counter() - started) * 1000
-            return too_large_observation(e, latency, ascii_only=self.ascii_observations)
-        except (httpx.TimeoutException, asyncio.TimeoutError) as e:
-            return self._transport_error("timeout", f"the tool server timed out: {e}", started)
-        except httpx.HTTPError as e:
-            msg = f"cannot reach the tool server: {type(e).__name__}: {e}"
-            return self._transport_error("connection", msg, started)
-        latency = (time.perf_counter() - started) * 1000
-        obs = to_observation(resp, latency, self.ascii_observations)
+        obs = await self._post(url, args, None, started)
         self.observe(obs)
         return obs
 

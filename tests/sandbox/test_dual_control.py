@@ -244,39 +244,6 @@ def test_validate_checks_the_users_calls_and_env_assertions_against_the_tools(
     assert any(e.endswith(error) for e in report.errors), report.errors
 
 
-async def test_a_user_tool_whose_name_holds_a_slash_is_reached_by_the_users_env(
-    tmp_path: Path,
-) -> None:
-    """The env sends a name with "/" in its standardised form (a "/" would split the route), as
-    it does an agent's; the user's route looked the name up as sent and answered 404."""
-    folder = shutil.copytree(CARDS, tmp_path / "slashed")
-    world = folder / "world.py"
-    code = world.read_text().replace(
-        "@write(user=True)\n    def set_contactless",
-        '@write(user=True, name="app/set contactless")\n    def set_contactless',
-    )
-    world.write_text(code)
-    (folder / "tasks" / "tasks.yaml").write_text(
-        "- id: tap\n  query: Tap to pay fails.\n"
-        "  user: {persona: {scenario: Ada., instructions: Do as asked.}}\n"
-    )
-    slashed = load_suite(folder)
-    assert slashed.world is not None and "app/set contactless" in slashed.world.user_tools
-    async with in_process_client(create_app(slashed)) as c:
-        task = slashed.task("tap")
-        env = WorldToolEnv(
-            c,
-            task,
-            slashed.apis,
-            session="s",
-            seed=0,
-            user_functions=slashed.world.user_functions(),
-        )
-        obs = await env.call_as_user("app/set contactless", {"enabled": True})
-        assert obs.ok, obs.content
-        assert json.loads(obs.content)["response"] == {"contactless": True}
-
-
 @pytest.mark.parametrize(
     ("edit", "field", "read"),
     [

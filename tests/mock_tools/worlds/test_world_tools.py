@@ -236,7 +236,9 @@ def test_parameters_and_fields_named_title_keep_their_names() -> None:
     assert set(line["properties"]) == {"title", "qty"} and "title" not in line  # the name stays
 
 
-@pytest.mark.parametrize("name", ["get card", "get.card", "x" * 65, "carte_à_puce"])
+@pytest.mark.parametrize(
+    "name", ["get card", "get.card", "app/set_contactless", "x" * 65, "carte_à_puce"]
+)
 def test_a_tool_name_that_is_no_function_name_is_refused_where_it_is_written(name: str) -> None:
     """OpenAI-compatible APIs refuse a function named with a space or a dot (vLLM and the offline
     models take it): a world's tools must be callable by every model it is offered to."""
