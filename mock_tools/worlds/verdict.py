@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mock_tools.canonical import canonical_args, dumps_canonical
+from mock_tools.canonical import canonical_args
 from mock_tools.models import Task
 from mock_tools.worlds.errors import WorldDefinitionError
 from mock_tools.worlds.paths import PathError, check_assertion, diff_states
@@ -130,19 +130,9 @@ def _spec(task: Task) -> TaskWorld:
 def call_world(
     engine: WorldEngine, state: State, api: str, args: dict[str, Any], task: Task, seed: int
 ) -> WorldAnswer:
-    """One call as the server makes it: canonical arguments, the engine's atomic call."""
-    tool = engine.find_tool(api)
-    schema = tool.parameters if tool is not None else {}
-    canon = canonical_args(args, schema)
-    return engine.execute(
-        state,
-        api,
-        canon,
-        key=dumps_canonical(canon),
-        now=engine.clock(_spec(task), f"task {task.id}"),
-        task=task.id,
-        seed=seed,
-    )
+    """One call as the server makes it, at the task's clock (``WorldEngine.call``)."""
+    now = engine.clock(_spec(task), f"task {task.id}")
+    return engine.call(state, api, args, now=now, task=task.id, seed=seed)
 
 
 def replay(engine: WorldEngine, task: Task, actions: Sequence[Action], seed: int) -> Replayed:

@@ -278,14 +278,28 @@ class WorldEngine:
             raise WorldDefinitionError(
                 f"task {task!r}: env assertion {assertion.call!r}: {problem}", self.source
             )
-        canon = canonical_args(assertion.args, d.parameters)
-        answer = self.execute(
-            state, d.name, canon, key=dumps_canonical(canon), now=now, task=task, seed=seed
-        )
+        answer = self.call(state, d.name, assertion.args, now=now, task=task, seed=seed)
         if not answer.ok:
             return False, f"the call failed: {answer.error}"
         got = answer.body
         return _same_value(got, assertion.value), f"answered {got!r}"
+
+    def call(
+        self,
+        state: State,
+        tool: str,
+        args: Mapping[str, Any],
+        *,
+        now: datetime,
+        task: str | None = None,
+        seed: int = 0,
+    ) -> WorldAnswer:
+        """One call as the server makes it: the arguments canonical under the tool's schema
+        (its key the rng's seed material), then ``execute``."""
+        d = self.find_tool(tool)
+        canon = canonical_args(dict(args), d.parameters if d is not None else {})
+        key = dumps_canonical(canon)
+        return self.execute(state, tool, canon, key=key, now=now, task=task, seed=seed)
 
     def env_assertion_problem(self, assertion: EnvAssertion) -> str | None:
         """Why this world cannot run ``assertion`` (None: it can): its call is no tool of the
